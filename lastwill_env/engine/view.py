@@ -1,0 +1,159 @@
+"""What one seat may observe (RULES.md §10), with seats relative to the viewer.
+
+Public: money of everyone, every player board (cards, tokens, value steps, used flags,
+extensions), the offer board, modifier tiles, planning and errand occupancy, round, start player,
+hand sizes, deck sizes, discard piles except the face-down starting discards, the special cards
+already seen (the box). Private: the viewer's own hand. Nothing else: not the deck orders, not
+other hands, not the generator state. Relative seat r is absolute seat (viewer + r) % n, so the
+viewer is always seat 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .game import GAME_OVER, NUM_CARDS, GameState
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerView:
+    num_players: int
+    round: int
+    phase: int
+    to_act: int  # relative seat that decides now, -1 when the game is over
+    start_player: int  # relative
+    money: tuple[int, ...]  # relative seats
+    hand: tuple[int, ...]  # own hand, sorted card ids
+    hand_sizes: tuple[int, ...]
+    boards: tuple[tuple[int, ...], ...]  # relative seats, card ids in placing order
+    extensions: tuple[int, ...]
+    # per card id (only cards on a board carry non-zero values)
+    value_step: tuple[int, ...]
+    filled_slots: tuple[int, ...]
+    used: tuple[int, ...]
+    privilege_left: tuple[int, ...]
+    offer: tuple[int, ...]  # card id per offer space, -1 when empty
+    offer_taken_by: tuple[int, ...]  # relative seat per offer space, -1 when free
+    modifiers: tuple[int, int, int, int]  # per property type
+    tokens: tuple[int, int, int, int]  # companion token supply
+    extensions_left: int
+    deck_sizes: tuple[int, int, int, int]
+    special_deck_size: int
+    discards: tuple[tuple[int, ...], ...]  # face-up discards per normal deck
+    hidden_discards: tuple[int, int, int, int]  # face-down starting discards per pile
+    box: tuple[int, ...]  # out of the game: discarded specials, will cards
+    jokers_in_supply: int
+    plans: tuple[int, ...]  # plan space per relative seat, -1 when none yet
+    blocked_plans: tuple[int, ...]
+    plan_order: tuple[int, ...]  # relative seats in turn order this round (empty before planning)
+    market_used: bool
+    opera_used: bool
+    extension_errands: int
+    unknown_used: tuple[bool, ...]
+    errand_boys_left: tuple[int, ...]
+    actions: int  # actions left to the acting player in the action phase
+    resolving: int  # card being played now, -1 if none
+    resolving_spend: int
+    resolving_addon: int
+    resolving_left: int  # steps left of a Wild Party / Breeders' Fair
+    draw_queue: tuple[int, ...]  # decks already chosen for the pending blind draw
+    draws_left: int  # mandatory picks left in the pending draw
+    draw_stage: int
+    keep_selected: tuple[int, ...]  # own cards already kept (keep phase, viewer only)
+    final_round: bool
+    results: dict[str, Any] | None  # at game over, with seats relative to the viewer
+
+    def absolute(self, viewer: int, rel: int) -> int:
+        return (viewer + rel) % self.num_players
+
+
+def _rot(seq, seat: int, n: int) -> tuple:
+    return tuple(seq[(seat + i) % n] for i in range(n))
+
+
+def player_view(s: GameState, seat: int) -> PlayerView:
+    """Exactly what `seat` may know now."""
+    n = s.n
+    if not isinstance(seat, int) or not 0 <= seat < n:
+        raise ValueError(f"seat {seat!r} is not at this table; seats are 0..{n - 1}")
+
+    def rel(p: int) -> int:
+        return (p - seat) % n if p >= 0 else -1
+
+    from .game import CATALOGUE
+
+    plans = CATALOGUE.plans[n]
+    boys_left = []
+    for i in range(n):
+        p = (seat + i) % n
+        if s.plans[p] < 0 or not s.errand_seq:
+            boys_left.append(0)
+        else:
+            boys_left.append(s.errand_seq[s.errand_i :].count(p) if s.phase <= 6 else 0)
+    on_board = [0] * NUM_CARDS
+    for b in s.boards:
+        for c in b:
+            on_board[c] = 1
+    res = None
+    if s.results is not None:
+        r = s.results
+        res = {
+            "winner": rel(r["winner"]),
+            "ranks": list(_rot(r["ranks"], seat, n)),
+            "money": list(_rot(r["money"], seat, n)),
+            "property_value": list(_rot(r["property_value"], seat, n)),
+            "totals": list(_rot(r["totals"], seat, n)),
+            "plan_order": list(_rot(r["plan_order"], seat, n)),
+            "bankrupt": list(_rot(r["bankrupt"], seat, n)),
+            "rounds": r["rounds"],
+            "decided_by": r["decided_by"],
+        }
+    del plans
+    mine = s.cur == seat
+    return PlayerView(
+        num_players=n,
+        round=s.round,
+        phase=s.phase,
+        to_act=rel(s.cur) if s.phase != GAME_OVER else -1,
+        start_player=rel(s.start),
+        money=_rot(s.money, seat, n),
+        hand=tuple(sorted(s.hands[seat])),
+        hand_sizes=tuple(len(s.hands[(seat + i) % n]) for i in range(n)),
+        boards=tuple(tuple(s.boards[(seat + i) % n]) for i in range(n)),
+        extensions=_rot(s.ext, seat, n),
+        value_step=tuple(s.step[c] if on_board[c] else 0 for c in range(NUM_CARDS)),
+        filled_slots=tuple(s.filled[c] if on_board[c] else 0 for c in range(NUM_CARDS)),
+        used=tuple(s.used[c] if on_board[c] else 0 for c in range(NUM_CARDS)),
+        privilege_left=tuple(s.priv[c] if on_board[c] else 0 for c in range(NUM_CARDS)),
+        offer=tuple(s.offer),
+        offer_taken_by=tuple(rel(p) for p in s.offer_boy),
+        modifiers=tuple(s.mods),
+        tokens=tuple(s.tokens),
+        extensions_left=s.ext_left,
+        deck_sizes=tuple(len(d) for d in s.decks),
+        special_deck_size=len(s.special),
+        discards=tuple(tuple(s.discards[d][s.hidden[d] :]) for d in range(4)),
+        hidden_discards=tuple(s.hidden),
+        box=tuple(s.box),
+        jokers_in_supply=len(s.jokers),
+        plans=_rot(s.plans, seat, n),
+        blocked_plans=tuple(s.blocked),
+        plan_order=tuple(rel(p) for p in s.order) if s.phase >= 4 else (),
+        market_used=s.market_used,
+        opera_used=s.opera_used,
+        extension_errands=s.ext_used,
+        unknown_used=_rot(s.unknown_used, seat, n),
+        errand_boys_left=tuple(boys_left),
+        actions=s.actions if s.phase in (7, 8, 9, 10, 11, 12) else 0,
+        resolving=s.resolving,
+        resolving_spend=s.res_spend,
+        resolving_addon=s.res_addon,
+        resolving_left=s.res_left,
+        draw_queue=tuple(s.draw_queue),
+        draws_left=s.draw_mand,
+        draw_stage=s.draw_stage,
+        keep_selected=tuple(sorted(s.keep_sel)) if mine else (),
+        final_round=s.final,
+        results=res,
+    )
