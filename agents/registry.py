@@ -1,0 +1,108 @@
+"""The registry of player specs: short strings that name an agent and its parameters.
+
+Grammar: `name` or `name:arg[:arg...]`, each `arg` either `key=value` (a keyword parameter)
+or a bare value (a positional parameter, e.g. the checkpoint path of `ppo:PATH`). A list of
+players on the command line is comma-separated: `random,greedy,greedy:eps=0.1,ppo:runs/x.zip`.
+`legend()` is the text printed by `lastwill arena --help`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .base import Agent, RandomAgent
+
+
+class PlayerSpecError(ValueError):
+    """A player spec that names no registered agent or passes bad parameters."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    name: str
+    factory: Callable[..., Agent]
+    summary: str
+    params: str = ""  # e.g. "eps=FLOAT (default 0.0)"
+
+
+_REGISTRY: dict[str, Entry] = {}
+
+
+def register(name: str, factory: Callable[..., Agent], summary: str, params: str = "") -> None:
+    _REGISTRY[name] = Entry(name, factory, summary, params)
+
+
+def names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def _coerce(value: str):
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    return value
+
+
+def parse_spec(spec: str) -> tuple[str, list, dict]:
+    if not isinstance(spec, str) or not spec.strip():
+        raise PlayerSpecError(f"empty player spec {spec!r}; known players: {', '.join(names())}")
+    name, *args = spec.strip().split(":")
+    if name == "ppo" and args:  # a checkpoint path may itself contain ':'
+        args = [":".join(args)]
+    pos, kw = [], {}
+    for a in args:
+        if "=" in a and name != "ppo":
+            k, v = a.split("=", 1)
+            kw[k] = _coerce(v)
+        else:
+            pos.append(a)
+    return name, pos, kw
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """Build the agent a spec names; a clear error lists the valid choices."""
+    _load_builtin()
+    name, pos, kw = parse_spec(spec)
+    entry = _REGISTRY.get(name)
+    if entry is None:
+        raise PlayerSpecError(
+            f"unknown player {name!r} in spec {spec!r}; valid players:\n{legend()}"
+        )
+    try:
+        agent = entry.factory(*pos, seed=seed, **kw)
+    except PlayerSpecError:
+        raise
+    except (TypeError, ValueError, OSError) as e:
+        raise PlayerSpecError(
+            f"bad parameters in player spec {spec!r}: {e}; {entry.name} takes: "
+            f"{entry.params or 'no parameters'}"
+        ) from e
+    agent.name = spec.strip()
+    return agent
+
+
+def legend() -> str:
+    _load_builtin()
+    lines = []
+    for n in names():
+        e = _REGISTRY[n]
+        extra = f"  [{e.params}]" if e.params else ""
+        lines.append(f"  {n:<12} {e.summary}{extra}")
+    return "\n".join(lines)
+
+
+_loaded = False
+
+
+def _load_builtin() -> None:
+    """Register the built-in agents (imported lazily so the registry stays cheap)."""
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    register("random", lambda seed=None: RandomAgent(seed), "uniformly random legal actions")
