@@ -277,8 +277,11 @@ class GameState:
         s.final = self.final
         s.history = self.history[:]
         s.ledger = self.ledger[:]
-        s.results = self.results
-        s._legal = self._legal
+        r = self.results
+        if r is not None:  # a copy: the clone must not share the results' lists
+            r = {k: v[:] if isinstance(v, list) else v for k, v in r.items()}
+        s.results = r
+        s._legal = None  # the clone computes its own legal list (callers may mutate theirs)
         return s
 
     # -- JSON form ---------------------------------------------------------------------------
