@@ -13,7 +13,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .game import GAME_OVER, NUM_CARDS, GameState
+from .cards import CATALOGUE
+from .game import (
+    BREED_PHASE,
+    ERRAND_PHASE,
+    GAME_OVER,
+    MARKET_PHASE,
+    TURN_PHASE,
+    UNKNOWN_PHASE,
+    GameState,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,32 +78,29 @@ class PlayerView:
 
 
 def _rot(seq, seat: int, n: int) -> tuple:
-    return tuple(seq[(seat + i) % n] for i in range(n))
+    return tuple(seq[seat:]) + tuple(seq[:seat]) if seat else tuple(seq)
 
 
 def player_view(s: GameState, seat: int) -> PlayerView:
     """Exactly what `seat` may know now."""
     n = s.n
-    if not isinstance(seat, int) or not 0 <= seat < n:
+    if type(seat) is not int or not 0 <= seat < n:
         raise ValueError(f"seat {seat!r} is not at this table; seats are 0..{n - 1}")
 
     def rel(p: int) -> int:
         return (p - seat) % n if p >= 0 else -1
 
-    from .game import CATALOGUE
-
-    plans = CATALOGUE.plans[n]
-    boys_left = []
-    for i in range(n):
-        p = (seat + i) % n
-        if s.plans[p] < 0 or not s.errand_seq:
-            boys_left.append(0)
-        else:
-            boys_left.append(s.errand_seq[s.errand_i :].count(p) if s.phase <= 6 else 0)
-    on_board = [0] * NUM_CARDS
-    for b in s.boards:
-        for c in b:
-            on_board[c] = 1
+    if s.phase == ERRAND_PHASE or s.phase in (MARKET_PHASE, UNKNOWN_PHASE):
+        rest = s.errand_seq[s.errand_i :]
+        boys_left = tuple(rest.count((seat + i) % n) for i in range(n))
+    elif s.phase < ERRAND_PHASE:
+        plans = CATALOGUE.plans[n]
+        boys_left = tuple(
+            plans[s.plans[(seat + i) % n]].errand_boys if s.plans[(seat + i) % n] >= 0 else 0
+            for i in range(n)
+        )
+    else:
+        boys_left = (0,) * n
     res = None
     if s.results is not None:
         r = s.results
@@ -109,23 +115,28 @@ def player_view(s: GameState, seat: int) -> PlayerView:
             "rounds": r["rounds"],
             "decided_by": r["decided_by"],
         }
-    del plans
-    mine = s.cur == seat
+    hidden = s.hidden
+    disc = s.discards
+    hands = s.hands
+    boards = s.boards
+    order = list(range(seat, n)) + list(range(seat))
+    # The per-card arrays (step, filled, used, priv) are zero for every card that is not on a
+    # player board (an engine invariant checked by the playout tests), so they are public.
     return PlayerView(
         num_players=n,
         round=s.round,
         phase=s.phase,
         to_act=rel(s.cur) if s.phase != GAME_OVER else -1,
         start_player=rel(s.start),
-        money=_rot(s.money, seat, n),
-        hand=tuple(sorted(s.hands[seat])),
-        hand_sizes=tuple(len(s.hands[(seat + i) % n]) for i in range(n)),
-        boards=tuple(tuple(s.boards[(seat + i) % n]) for i in range(n)),
-        extensions=_rot(s.ext, seat, n),
-        value_step=tuple(s.step[c] if on_board[c] else 0 for c in range(NUM_CARDS)),
-        filled_slots=tuple(s.filled[c] if on_board[c] else 0 for c in range(NUM_CARDS)),
-        used=tuple(s.used[c] if on_board[c] else 0 for c in range(NUM_CARDS)),
-        privilege_left=tuple(s.priv[c] if on_board[c] else 0 for c in range(NUM_CARDS)),
+        money=tuple(s.money[p] for p in order),
+        hand=tuple(sorted(hands[seat])),
+        hand_sizes=tuple(len(hands[p]) for p in order),
+        boards=tuple(tuple(boards[p]) for p in order),
+        extensions=tuple(s.ext[p] for p in order),
+        value_step=tuple(s.step),
+        filled_slots=tuple(s.filled),
+        used=tuple(s.used),
+        privilege_left=tuple(s.priv),
         offer=tuple(s.offer),
         offer_taken_by=tuple(rel(p) for p in s.offer_boy),
         modifiers=tuple(s.mods),
@@ -133,19 +144,19 @@ def player_view(s: GameState, seat: int) -> PlayerView:
         extensions_left=s.ext_left,
         deck_sizes=tuple(len(d) for d in s.decks),
         special_deck_size=len(s.special),
-        discards=tuple(tuple(s.discards[d][s.hidden[d] :]) for d in range(4)),
-        hidden_discards=tuple(s.hidden),
+        discards=tuple(tuple(disc[d][hidden[d] :]) for d in range(4)),
+        hidden_discards=tuple(hidden),
         box=tuple(s.box),
         jokers_in_supply=len(s.jokers),
-        plans=_rot(s.plans, seat, n),
+        plans=tuple(s.plans[p] for p in order),
         blocked_plans=tuple(s.blocked),
-        plan_order=tuple(rel(p) for p in s.order) if s.phase >= 4 else (),
+        plan_order=tuple(rel(p) for p in s.order) if s.phase >= ERRAND_PHASE else (),
         market_used=s.market_used,
         opera_used=s.opera_used,
         extension_errands=s.ext_used,
-        unknown_used=_rot(s.unknown_used, seat, n),
-        errand_boys_left=tuple(boys_left),
-        actions=s.actions if s.phase in (7, 8, 9, 10, 11, 12) else 0,
+        unknown_used=tuple(s.unknown_used[p] for p in order),
+        errand_boys_left=boys_left,
+        actions=s.actions if TURN_PHASE <= s.phase <= BREED_PHASE else 0,
         resolving=s.resolving,
         resolving_spend=s.res_spend,
         resolving_addon=s.res_addon,
@@ -153,7 +164,7 @@ def player_view(s: GameState, seat: int) -> PlayerView:
         draw_queue=tuple(s.draw_queue),
         draws_left=s.draw_mand,
         draw_stage=s.draw_stage,
-        keep_selected=tuple(sorted(s.keep_sel)) if mine else (),
+        keep_selected=tuple(sorted(s.keep_sel)) if s.cur == seat else (),
         final_round=s.final,
         results=res,
     )
