@@ -4,8 +4,10 @@ An agent plays one seat. The harness calls `reset(seed)` before each game, then
 `act(view, legal)` whenever the seat must decide: `view` is the seat's
 `lastwill_env.engine.PlayerView` (seats relative to the agent, RULES.md §10) and `legal` the
 exact legal action indices (the engine's flat action table); the agent returns one of them.
-`observe(event)` is an optional hook the harness calls with public events (another seat's
-action, the end of the game); the default ignores them.
+An agent that never reads the view may set `needs_view = False`; harnesses then pass
+`None` (building a view costs a few engine steps). `observe(event)` is an optional hook the
+harness calls with public events (another seat's action, the end of the game); the default
+ignores them.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ class RandomAgent(BaseAgent):
     """Uniformly random among the legal actions (the chance baseline)."""
 
     name = "random"
+    needs_view = False  # the harness may pass None instead of building a view
 
     def act(self, view: PlayerView, legal: list[int]) -> int:
         return legal[self.rng.randrange(len(legal))]

@@ -1,13 +1,23 @@
 """Command-line entry point: the ``lastwill`` console script.
 
-Subcommands (arena, train, ...) are registered on :data:`app` by the modules that implement
-them; this module only holds the Typer app and its top-level options. It must stay cheap to
-import: no torch at module level.
+One Typer :data:`app`; each subcommand is a function decorated with ``@app.command()`` in its
+own section below (``arena`` today; ``replay``, ``play``, ``train`` are added the same way).
+Conventions for subcommands: user errors go through :func:`fail` (a one-line message on stderr,
+exit code 2, no traceback); heavy imports (the arena, openskill, matplotlib, torch) happen
+inside the command function, so ``import agents.cli`` stays cheap and torch-free.
 """
 
 from __future__ import annotations
 
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import Annotated, NoReturn
+
 import typer
+from typer.core import TyperCommand
+
+from .registry import legend
 
 app = typer.Typer(
     name="lastwill",
@@ -20,6 +30,318 @@ app = typer.Typer(
 @app.callback()
 def main() -> None:
     """Last Will RL lab: play bots against each other, train and evaluate agents."""
+
+
+def fail(message: str, code: int = 2) -> NoReturn:
+    """Print ``error: message`` on stderr and exit with ``code`` (2: bad usage/input)."""
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
+
+
+def note(message: str) -> None:
+    typer.echo(message, err=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# lastwill arena
+
+
+class OutputFormat(str, Enum):
+    table = "table"
+    json = "json"
+    csv = "csv"
+
+
+def _arena_epilog() -> str:
+    try:
+        text = legend()
+    except Exception as e:  # noqa: BLE001 - help must still print
+        text = f"  (the player registry failed to load: {type(e).__name__}: {e})"
+    from rich.markup import escape
+
+    head = "Player specs (name or name:key=value, comma-separated in --players):"
+    return head + "\n\n" + escape(text)
+
+
+class _LegendCommand(TyperCommand):
+    """Builds the player-spec legend when help is shown (the registry may grow meanwhile)."""
+
+    def format_help(self, ctx, formatter) -> None:
+        self.epilog = _arena_epilog()
+        super().format_help(ctx, formatter)
+
+
+ARENA_HELP = (
+    "Play a seeded tournament with seat rotation and paired deals; log and rate it.\n\n"
+    "Every deal is played once per seating (paired deals), so card luck cancels between "
+    "entrants. Prints win rates with Wilson 95% intervals beside the chance rate 1/N, mean "
+    "ranks, per-seat win rates and OpenSkill Plackett-Luce ratings anchored at --anchor. "
+    "Rows are appended to the JSONL log as games finish; --resume continues an interrupted log."
+)
+
+
+@app.command(cls=_LegendCommand, help=ARENA_HELP, context_settings={"max_content_width": 100})
+def arena(
+    players: Annotated[
+        str,
+        typer.Option(
+            "--players",
+            "-p",
+            help="Comma-separated entrant specs, exactly --num-players of them "
+            "(repeat a spec to seat it twice), e.g. random,random,random,random.",
+        ),
+    ],
+    num_players: Annotated[
+        int | None,
+        typer.Option(
+            "--num-players", "-n", help="Seats per table, 2-5 \\[default: number of entrants]."
+        ),
+    ] = None,
+    games: Annotated[
+        int,
+        typer.Option(
+            "--games", "-g", help="Total games, rounded up to a multiple of the seatings."
+        ),
+    ] = 100,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Tournament seed.")] = 0,
+    all_seatings: Annotated[
+        bool,
+        typer.Option(
+            "--all-seatings", help="Every distinct permutation of seats, not just rotations."
+        ),
+    ] = False,
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", help="Worker processes (1: in-process).")
+    ] = 1,
+    use_ray: Annotated[
+        bool, typer.Option("--ray", help="Fan games out as Ray tasks (pip install -e '.\\[ray]').")
+    ] = False,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="JSONL match log \\[default: runs/arena/<time>.jsonl]."),
+    ] = None,
+    resume: Annotated[
+        bool,
+        typer.Option("--resume", help="Continue the log at --out, skipping recorded games."),
+    ] = False,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
+    ] = OutputFormat.table,
+    plot: Annotated[
+        Path | None, typer.Option("--plot", help="Write a PNG of win rates with 95% CIs.")
+    ] = None,
+    anchor: Annotated[
+        str, typer.Option("--anchor", help="Spec whose rating ordinal is pinned to 0.")
+    ] = "random",
+    starting_money: Annotated[
+        str, typer.Option("--starting-money", help="70, will-shared or will-each.")
+    ] = "70",
+    board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    from lastwill_env.engine import ConfigError, GameConfig
+
+    from . import arena as ar
+    from . import stats
+    from .registry import PlayerSpecError, make_agent
+
+    entrants = [p.strip() for p in players.split(",")]
+    if any(not p for p in entrants):
+        fail(f"empty player spec in --players {players!r}; valid players:\n{legend()}")
+    n = len(entrants) if num_players is None else num_players
+    if not 2 <= n <= 5:
+        fail(f"--num-players must be from 2 to 5, got {n}")
+    if len(entrants) != n:
+        fail(
+            f"--players lists {len(entrants)} entrants but --num-players is {n}: give exactly "
+            f"{n} specs (repeat a spec to seat it more than once)"
+        )
+    for spec in dict.fromkeys(entrants):
+        try:
+            make_agent(spec, 0)
+        except PlayerSpecError as e:
+            fail(str(e))
+    sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
+    try:
+        config = GameConfig(num_players=n, starting_money=sm, board_spaces=board_spaces)
+    except ConfigError as e:
+        fail(str(e))
+
+    if out is not None and out.exists() and not resume:
+        fail(
+            f"{out} already exists; refusing to overwrite it. Pass --resume to continue that "
+            f"tournament, or choose another --out."
+        )
+    sched = ar.Schedule(tuple(entrants), config, seed, all_seatings)
+    total = sched.num_games(games)
+    if total != games:
+        s = len(sched.seatings)
+        note(
+            f"note: --games {games} rounded up to {total} "
+            f"({total // s} paired deals x {s} seatings)"
+        )
+
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    err_console = Console(stderr=True)
+    progress = Progress(
+        TextColumn("[bold]arena[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        TextColumn("{task.fields[errors]} errors"),
+        console=err_console,
+        disable=quiet,
+        transient=False,
+    )
+    task_id = progress.add_task("arena", total=total, errors=0)
+    errors = [0]
+
+    def on_start(total_: int, already: int) -> None:
+        progress.update(task_id, total=total_, completed=already)
+        if already:
+            note(f"resuming: {already} of {total_} games already in the log")
+
+    def on_game(row: dict) -> None:
+        if row.get("error") is not None:
+            errors[0] += 1
+        progress.update(task_id, advance=1, errors=errors[0])
+
+    try:
+        with progress:
+            result = ar.run_tournament(
+                entrants,
+                config,
+                games,
+                seed=seed,
+                out=out,
+                resume=resume,
+                workers=workers,
+                use_ray=use_ray,
+                all_seatings=all_seatings,
+                on_start=on_start,
+                on_game=on_game,
+            )
+    except ar.ArenaError as e:
+        fail(str(e))
+
+    summary = stats.summarize(result.rows)
+    seats = stats.seat_stats(result.rows)
+    ratings = stats.openskill_ratings(result.rows, anchor=anchor)
+    _print_summary(fmt, result, summary, seats, ratings)
+    if plot is not None:
+        stats.plot_win_rates(
+            summary, str(plot), title=f"{n}-player arena, {len(result.rows)} games"
+        )
+        note(f"plot: {plot}")
+    note(
+        f"log: {result.out} ({len(result.rows)} games, {result.played} played now, "
+        f"{result.errors} errors, {result.elapsed:.1f}s)"
+    )
+
+
+def _fmt(x: float | None, spec: str = ".3f") -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
+    import json
+
+    rated = ratings["ratings"]
+    if fmt is OutputFormat.json:
+        doc = {
+            "log": str(result.out),
+            "header": result.header,
+            "games": len(result.rows),
+            "errors": result.errors,
+            "entrants": summary,
+            "seats": seats,
+            "ratings": ratings,
+        }
+        typer.echo(json.dumps(doc, indent=2))
+        return
+    if fmt is OutputFormat.csv:
+        import csv
+
+        n = max((len(s["seat_win_rates"]) for s in summary), default=0)
+        w = csv.writer(sys.stdout, lineterminator="\n")
+        w.writerow(
+            ["spec", "games", "wins", "win_rate", "ci_lo", "ci_hi", "chance", "mean_rank"]
+            + [f"seat{i}_win_rate" for i in range(n)]
+            + ["errors", "mu", "sigma", "ordinal"]
+        )
+        for s in summary:
+            r = rated.get(s["spec"], {})
+            w.writerow(
+                [s["spec"], s["games"], s["wins"], s["win_rate"], s["ci_lo"], s["ci_hi"]]
+                + [s["chance"], s["mean_rank"]]
+                + [
+                    s["seat_win_rates"][i] if i < len(s["seat_win_rates"]) else None
+                    for i in range(n)
+                ]
+                + [s["errors"], r.get("mu"), r.get("sigma"), r.get("ordinal")]
+            )
+        sys.stdout.flush()
+        return
+
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:  # piped: no 80-column squeeze
+        console = Console(width=160)
+    t = Table(title=f"Arena: {len(result.rows)} games, {result.seatings} seating(s), paired deals")
+    for col in ("player", "games", "wins", "win rate", "95% CI", "chance", "mean rank"):
+        t.add_column(col, justify="left" if col == "player" else "right")
+    t.add_column("win rate by seat", justify="left")
+    t.add_column("errors", justify="right")
+    for s in summary:
+        t.add_row(
+            s["spec"],
+            str(s["games"]),
+            str(s["wins"]),
+            _fmt(s["win_rate"]),
+            f"{s['ci_lo']:.3f}-{s['ci_hi']:.3f}",
+            _fmt(s["chance"]),
+            _fmt(s["mean_rank"], ".2f"),
+            " ".join(_fmt(x, ".2f") for x in s["seat_win_rates"]),
+            str(s["errors"]),
+        )
+    console.print(t)
+    anchor = ratings["anchor"]
+    rt = Table(
+        title="OpenSkill Plackett-Luce ratings"
+        + (f" (anchor: {anchor} = 0)" if anchor else " (no anchor in the log)")
+    )
+    for col in ("player", "ordinal", "mu", "sigma", "games"):
+        rt.add_column(col, justify="left" if col == "player" else "right")
+    for spec, r in rated.items():
+        rt.add_row(
+            spec, f"{r['ordinal']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", str(r["games"])
+        )
+    console.print(rt)
+    st = Table(title="Seats (all players)")
+    for col in ("seat", "games", "win rate", "95% CI", "chance"):
+        st.add_column(col, justify="right")
+    for s in seats:
+        st.add_row(
+            str(s["seat"]),
+            str(s["games"]),
+            _fmt(s["win_rate"]),
+            f"{s['ci_lo']:.3f}-{s['ci_hi']:.3f}",
+            _fmt(s["chance"]),
+        )
+    console.print(st)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -106,3 +106,17 @@ def _load_builtin() -> None:
         return
     _loaded = True
     register("random", lambda seed=None: RandomAgent(seed), "uniformly random legal actions")
+    from .bots import CombinerBot, GreedyBot, PlannerBot, SpeculatorBot
+    from .search import MCAgent
+
+    eps = "eps=FLOAT (default 0.0: chance of a random legal action)"
+    register("greedy", GreedyBot, "greedy spender: most £ burned per action now", eps)
+    register("speculator", SpeculatorBot, "property speculator: dear houses, sold cheap", eps)
+    register("planner", PlannerBot, "plans by hand needs, sells out into debt at the end", eps)
+    register("combiner", CombinerBot, "companion combiner: slots and add-ons", eps)
+    register(
+        "mc",
+        MCAgent,
+        "flat Monte-Carlo search over determinized states",
+        "rollouts=INT (default 4 per candidate), cands=INT (default 6), policy=greedy|random",
+    )

@@ -20,6 +20,7 @@ from .actions import (
 )
 from .cards import CATALOGUE, COMPANIONS, DECKS, PROPERTY_TYPES, CardDataError, load_catalogue
 from .config import ConfigError, GameConfig, make_config
+from .determinize import determinize
 from .game import (
     GAME_OVER,
     MAX_DECISIONS_PER_GAME,
@@ -73,4 +74,5 @@ __all__ = [
     "results",
     "PlayerView",
     "player_view",
+    "determinize",
 ]

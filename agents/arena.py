@@ -1,0 +1,531 @@
+"""The arena: seeded tournaments between player specs, logged one JSONL row per game.
+
+Match runner. :func:`play_game` is pure and picklable (a top-level function of plain
+arguments): it builds the agents from their specs with :func:`agents.registry.make_agent`, plays
+one game and returns its row. A bot that raises, or returns an illegal action, turns the game
+into an *error row* (``"error": {"seat", "player", "message"}``, no ranks) instead of raising.
+
+Views. An agent's ``act(view, legal)`` gets the seat's
+:class:`~lastwill_env.engine.PlayerView`. An agent that declares ``needs_view = False`` (such as
+``random``) gets ``None`` instead: building a view costs a few engine steps, and the same
+convention holds for opponents in the single-seat environment.
+
+Events. If an agent overrides ``observe``, it receives ``{"type": "action", "seat": s,
+"action": a}`` for every other seat's action (``s`` relative to the observer, as in views) and
+``{"type": "game_over", "results": ...}`` (the observer's view of the results) at the end.
+
+Schedule (:class:`Schedule`). The entrants are exactly ``num_players`` specs. Seatings are the
+distinct cyclic rotations of the entrants over the seats (or, with ``all_seatings``, all
+distinct permutations). Paired deals: deal ``d`` has one deal seed derived from the tournament
+seed, and every seating plays that same deal seed, so card luck cancels between entrants.
+Game ``g`` is deal ``g // S``, seating ``g % S`` (``S`` seatings). The requested number of games
+is rounded up to a multiple of ``S``.
+
+Log. The first line is ``{"type": "header", ...}`` (entrants, num_players, seed, config,
+seatings); then one row per game, written in game order and flushed as games finish. Resuming
+checks the header, skips the games already recorded and drops a truncated last line.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lastwill_env.engine import (
+    GAME_OVER,
+    MAX_DECISIONS_PER_GAME,
+    GameConfig,
+    GameState,
+    apply_action,
+    legal_actions,
+    new_game,
+    player_view,
+    replay,
+)
+
+from .base import BaseAgent
+from .registry import make_agent
+
+LOG_VERSION = 1
+# A runaway guard far above the engine's declared bound: a game past it becomes an error row.
+DECISION_LIMIT = 10 * MAX_DECISIONS_PER_GAME
+# Header keys that must match for --resume (the number of games may grow).
+HEADER_KEYS = ("version", "entrants", "num_players", "seed", "config", "all_seatings")
+
+
+class ArenaError(Exception):
+    """A problem with a tournament request or its log; the message says what to do."""
+
+
+# ---------------------------------------------------------------------------------------------
+# One game
+
+
+def derive_seed(seed: int, *parts: Any) -> int:
+    """A stable 53-bit seed from a tournament seed and labels (JSON-safe, platform-free)."""
+    text = ":".join(str(p) for p in (seed, *parts)).encode()
+    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") & ((1 << 53) - 1)
+
+
+def _overrides_observe(agent: Any) -> bool:
+    obs = getattr(type(agent), "observe", None)
+    return obs is not None and obs is not BaseAgent.observe
+
+
+def play_game(
+    specs: list[str] | tuple[str, ...],
+    config: GameConfig | dict[str, Any],
+    deal_seed: int,
+    agent_seeds: list[int] | tuple[int, ...] | None = None,
+    *,
+    game: int = 0,
+    deal: int | None = None,
+    seating_index: int | None = None,
+) -> dict[str, Any]:
+    """Play one game; return its log row (module docstring). Never raises for a bot's fault."""
+    if isinstance(config, dict):
+        config = GameConfig.from_dict(config)
+    n = config.num_players
+    specs = list(specs)
+    if len(specs) != n:
+        raise ValueError(f"{len(specs)} player specs for a {n}-player game")
+    if agent_seeds is None:
+        agent_seeds = [derive_seed(deal_seed, "agent", seat) for seat in range(n)]
+    agent_seeds = [int(s) for s in agent_seeds]
+    row: dict[str, Any] = {
+        "game": game,
+        "deal": deal,
+        "deal_seed": deal_seed,
+        "seating_index": seating_index,
+        "seating": specs,
+        "num_players": n,
+        "config": config.to_dict(),
+        "agent_seeds": agent_seeds,
+        "winner": None,
+        "winner_spec": None,
+        "ranks": None,
+        "money": None,
+        "property_value": None,
+        "totals": None,
+        "rounds": None,
+        "decisions": 0,
+        "error": None,
+        "actions": [],
+    }
+
+    def fail(seat: int | None, message: str, state: GameState | None = None) -> dict[str, Any]:
+        row["error"] = {
+            "seat": seat,
+            "player": specs[seat] if seat is not None else None,
+            "message": message,
+        }
+        if state is not None:
+            row["actions"] = list(state.history)
+            row["decisions"] = len(state.history)
+            row["rounds"] = state.round
+        return row
+
+    agents = []
+    for seat, spec in enumerate(specs):
+        try:
+            agent = make_agent(spec, agent_seeds[seat])
+            agent.reset(agent_seeds[seat])
+        except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
+            return fail(seat, f"could not build the agent: {type(e).__name__}: {e}")
+        agents.append(agent)
+    observers = [(s, a.observe) for s, a in enumerate(agents) if _overrides_observe(a)]
+    acts = [a.act for a in agents]
+    wants = [getattr(a, "needs_view", True) for a in agents]
+
+    state = new_game(config, deal_seed)
+    limit = DECISION_LIMIT
+    legal_of, apply, view_of = legal_actions, apply_action, player_view
+    decisions = 0
+    while state.phase != GAME_OVER:
+        seat = state.cur
+        legal = legal_of(state)
+        try:
+            action = acts[seat](view_of(state, seat) if wants[seat] else None, legal[:])
+        except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
+            return fail(seat, f"agent crashed in act: {type(e).__name__}: {e}", state)
+        try:
+            apply(state, action)
+        except Exception as e:  # noqa: BLE001 - IllegalActionError, or an unusable value
+            return fail(seat, f"illegal action: {e}", state)
+        decisions += 1
+        if observers:
+            action = int(action)
+            for s, observe in observers:
+                if s != seat:
+                    try:
+                        observe({"type": "action", "seat": (seat - s) % n, "action": action})
+                    except Exception as e:  # noqa: BLE001
+                        return fail(s, f"agent crashed in observe: {type(e).__name__}: {e}", state)
+        if decisions > limit:
+            return fail(None, f"game exceeded {limit} decisions", state)
+    for s, observe in observers:
+        try:
+            observe({"type": "game_over", "results": player_view(state, s).results})
+        except Exception as e:  # noqa: BLE001
+            return fail(s, f"agent crashed in observe: {type(e).__name__}: {e}", state)
+
+    res = state.results
+    row.update(
+        winner=res["winner"],
+        winner_spec=specs[res["winner"]],
+        ranks=list(res["ranks"]),
+        money=list(res["money"]),
+        property_value=list(res["property_value"]),
+        totals=list(res["totals"]),
+        rounds=res["rounds"],
+        decisions=decisions,
+        actions=list(state.history),
+    )
+    return row
+
+
+def replay_row(row: dict[str, Any]) -> GameState:
+    """Rebuild the final state (or, for an error row, the state before the failure)."""
+    return replay(GameConfig.from_dict(row["config"]), row["deal_seed"], row["actions"])
+
+
+# ---------------------------------------------------------------------------------------------
+# The schedule
+
+
+@dataclass(frozen=True)
+class GameTask:
+    game: int
+    deal: int
+    deal_seed: int
+    seating_index: int
+    seating: tuple[str, ...]
+    config: dict[str, Any]
+    agent_seeds: tuple[int, ...]
+
+
+def run_task(task: GameTask) -> dict[str, Any]:
+    """Worker entry point (picklable, spawn-safe)."""
+    return play_game(
+        task.seating,
+        task.config,
+        task.deal_seed,
+        task.agent_seeds,
+        game=task.game,
+        deal=task.deal,
+        seating_index=task.seating_index,
+    )
+
+
+def run_tasks(tasks: list[GameTask]) -> list[dict[str, Any]]:
+    """A batch of games (one Ray task or one worker chunk)."""
+    return [run_task(t) for t in tasks]
+
+
+@dataclass(frozen=True)
+class Schedule:
+    entrants: tuple[str, ...]
+    config: GameConfig
+    seed: int = 0
+    all_seatings: bool = False
+
+    def __post_init__(self) -> None:
+        n = self.config.num_players
+        if len(self.entrants) != n:
+            raise ArenaError(
+                f"{len(self.entrants)} entrants ({', '.join(self.entrants)}) for "
+                f"{n}-player games: give exactly {n} player specs (repeat a spec to seat it "
+                f"more than once), or set --num-players {len(self.entrants)}"
+            )
+
+    @property
+    def seatings(self) -> list[tuple[str, ...]]:
+        e = tuple(self.entrants)
+        if self.all_seatings:
+            candidates: Iterable[tuple[str, ...]] = itertools.permutations(e)
+        else:
+            candidates = (e[r:] + e[:r] for r in range(len(e)))
+        seen: dict[tuple[str, ...], None] = {}
+        for s in candidates:
+            seen.setdefault(tuple(s), None)
+        return list(seen)
+
+    def num_games(self, requested: int) -> int:
+        """``requested`` rounded up to a multiple of the number of seatings."""
+        s = len(self.seatings)
+        return max(1, -(-requested // s)) * s
+
+    def deal_seed(self, deal: int) -> int:
+        return derive_seed(self.seed, "deal", deal)
+
+    def task(self, game: int, seatings: list[tuple[str, ...]] | None = None) -> GameTask:
+        seatings = seatings or self.seatings
+        deal, si = divmod(game, len(seatings))
+        n = self.config.num_players
+        return GameTask(
+            game=game,
+            deal=deal,
+            deal_seed=self.deal_seed(deal),
+            seating_index=si,
+            seating=seatings[si],
+            config=self.config.to_dict(),
+            agent_seeds=tuple(derive_seed(self.seed, "agent", game, seat) for seat in range(n)),
+        )
+
+    def tasks(self, games: int) -> list[GameTask]:
+        seatings = self.seatings
+        return [self.task(g, seatings) for g in range(self.num_games(games))]
+
+    def header(self, games: int) -> dict[str, Any]:
+        return {
+            "type": "header",
+            "version": LOG_VERSION,
+            "entrants": list(self.entrants),
+            "num_players": self.config.num_players,
+            "seed": self.seed,
+            "config": self.config.to_dict(),
+            "all_seatings": self.all_seatings,
+            "seatings": [list(s) for s in self.seatings],
+            "games": self.num_games(games),
+            "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        }
+
+
+# ---------------------------------------------------------------------------------------------
+# The log
+
+
+def read_log(path: str | os.PathLike) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int]:
+    """``(header, rows, good_bytes)``. A truncated last line (a crash mid-write) is dropped;
+    ``good_bytes`` is where the intact part ends. A bad line elsewhere is an :class:`ArenaError`.
+    """
+    data = Path(path).read_bytes()
+    lines = data.split(b"\n")
+    header = None
+    rows: list[dict[str, Any]] = []
+    pos = 0
+    for i, raw in enumerate(lines):
+        last = i == len(lines) - 1
+        end = pos + len(raw) + (0 if last else 1)
+        if not raw.strip():
+            pos = end
+            continue
+        try:
+            obj = json.loads(raw)
+            if not isinstance(obj, dict):
+                raise ValueError("not a JSON object")
+        except ValueError as e:
+            if last or all(not ln.strip() for ln in lines[i + 1 :]):
+                break  # the truncated tail of an interrupted write
+            raise ArenaError(f"{path}: line {i + 1} is not a JSON object ({e})") from e
+        if last:  # a complete object without its newline: still a torn write, keep it out
+            break
+        if obj.get("type") == "header":
+            if header is not None or rows:
+                raise ArenaError(f"{path}: line {i + 1}: a second header")
+            header = obj
+        else:
+            rows.append(obj)
+        pos = end
+    return header, rows, pos
+
+
+def _check_header(path: Path, found: dict[str, Any] | None, wanted: dict[str, Any]) -> None:
+    if found is None:
+        raise ArenaError(
+            f"{path} has no arena header line; it is not an arena log. Choose another --out."
+        )
+    diffs = [
+        f"{k}: log has {found.get(k)!r}, this run has {wanted[k]!r}"
+        for k in HEADER_KEYS
+        if found.get(k) != wanted[k]
+    ]
+    if diffs:
+        raise ArenaError(
+            f"cannot resume {path}: it records a different tournament ("
+            + "; ".join(diffs)
+            + "). Use the same options as the original run, or choose another --out."
+        )
+
+
+def _row_key(row: dict[str, Any]) -> tuple:
+    return (row.get("game"), row.get("deal_seed"), tuple(row.get("seating") or ()))
+
+
+def default_out_path(root: str | os.PathLike = "runs/arena") -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path(root) / f"{stamp}.jsonl"
+    k = 1
+    while path.exists():
+        path = Path(root) / f"{stamp}-{k}.jsonl"
+        k += 1
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Running a tournament
+
+
+@dataclass
+class TournamentResult:
+    out: Path
+    header: dict[str, Any]
+    rows: list[dict[str, Any]]  # the whole log, in game order
+    requested: int
+    total: int  # after rounding up to whole rounds of seatings
+    played: int  # games played by this call
+    resumed: int  # games found in the log
+    seatings: int
+    elapsed: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for r in self.rows if r.get("error") is not None)
+
+
+def _results_local(tasks: list[GameTask]) -> Iterator[dict[str, Any]]:
+    for t in tasks:
+        yield run_task(t)
+
+
+def _results_pool(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
+    import multiprocessing as mp
+
+    ctx = mp.get_context("spawn")
+    chunk = max(1, min(8, len(tasks) // (workers * 8)))
+    batches = [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
+    with ctx.Pool(workers) as pool:
+        for rows in pool.imap_unordered(run_tasks, batches):
+            yield from rows
+
+
+def _results_ray(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
+    try:
+        import ray
+    except ImportError as e:
+        raise ArenaError(
+            "--ray needs Ray, which is not installed: pip install -e '.[ray]' "
+            "(or drop --ray and use --workers N)"
+        ) from e
+    if not ray.is_initialized():
+        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    remote = ray.remote(run_tasks)
+    chunk = max(1, min(16, len(tasks) // (max(workers, 1) * 8)))
+    pending = [remote.remote(tasks[i : i + chunk]) for i in range(0, len(tasks), chunk)]
+    while pending:
+        done, pending = ray.wait(pending, num_returns=1)
+        for ref in done:
+            yield from ray.get(ref)
+
+
+def run_tournament(
+    entrants: list[str] | tuple[str, ...],
+    config: GameConfig,
+    games: int,
+    *,
+    seed: int = 0,
+    out: str | os.PathLike | None = None,
+    resume: bool = False,
+    workers: int = 1,
+    use_ray: bool = False,
+    all_seatings: bool = False,
+    on_start: Callable[[int, int], None] | None = None,
+    on_game: Callable[[dict[str, Any]], None] | None = None,
+) -> TournamentResult:
+    """Plan, play (skipping logged games when resuming) and log a tournament.
+
+    ``on_start(total, already_done)`` and ``on_game(row)`` are progress hooks.
+    """
+    if games < 1:
+        raise ArenaError(f"--games must be at least 1, got {games}")
+    if workers < 1:
+        raise ArenaError(f"--workers must be at least 1, got {workers}")
+    sched = Schedule(tuple(entrants), config, seed, all_seatings)
+    header = sched.header(games)
+    path = Path(out) if out is not None else default_out_path()
+    done: dict[int, dict[str, Any]] = {}
+    if path.exists():
+        if not resume:
+            raise ArenaError(
+                f"{path} already exists; refusing to overwrite it. Pass --resume to continue "
+                f"that tournament, or choose another --out."
+            )
+        found, rows, good = read_log(path)
+        if found is None and not rows and good == 0:
+            pass  # empty, or only a torn header: start it afresh below
+        else:
+            _check_header(path, found, header)
+            header = found
+        for r in rows:
+            g = r.get("game")
+            if not isinstance(g, int) or g < 0:
+                raise ArenaError(f"{path}: a row without a valid game index: {str(r)[:120]}")
+            if _row_key(r) != _row_key(run_task_row_stub(sched.task(g))):
+                raise ArenaError(
+                    f"{path}: game {g} was recorded with a different deal seed or seating "
+                    f"than this schedule gives; choose another --out."
+                )
+            done[g] = r
+        if good != path.stat().st_size:
+            with open(path, "r+b") as f:  # drop the torn last line before appending
+                f.truncate(good)
+    total = sched.num_games(games)
+    todo = [sched.task(g) for g in range(total) if g not in done]
+    resumed = len(done)
+    if on_start is not None:
+        on_start(total, sum(1 for g in done if g < total))
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    t0 = time.perf_counter()
+    played = 0
+    with open(path, "a", encoding="utf-8") as f:
+        if f.tell() == 0:
+            f.write(json.dumps(header, separators=(",", ":")) + "\n")
+            f.flush()
+        if use_ray:
+            source = _results_ray(todo, workers)
+        elif workers > 1 and len(todo) > 1:
+            source = _results_pool(todo, workers)
+        else:
+            source = _results_local(todo)
+        # Write in game order: a small reorder buffer absorbs out-of-order worker results.
+        order = [t.game for t in todo]
+        nxt = 0
+        buffer: dict[int, dict[str, Any]] = {}
+        for row in source:
+            buffer[row["game"]] = row
+            if on_game is not None:
+                on_game(row)
+            while nxt < len(order) and order[nxt] in buffer:
+                r = buffer.pop(order[nxt])
+                f.write(json.dumps(r, separators=(",", ":")) + "\n")
+                f.flush()
+                done[r["game"]] = r
+                nxt += 1
+                played += 1
+    elapsed = time.perf_counter() - t0
+    rows = [done[g] for g in sorted(done)]
+    return TournamentResult(
+        out=path,
+        header=header,
+        rows=rows,
+        requested=games,
+        total=total,
+        played=played,
+        resumed=resumed,
+        seatings=len(sched.seatings),
+        elapsed=elapsed,
+    )
+
+
+def run_task_row_stub(task: GameTask) -> dict[str, Any]:
+    """The identifying fields a row for ``task`` must carry (for resume checks)."""
+    return {"game": task.game, "deal_seed": task.deal_seed, "seating": list(task.seating)}

@@ -1,0 +1,17 @@
+"""Scripted Last Will bots (engine-speed, no numpy/torch): one strategy per module.
+
+- `greedy.GreedyBot`: the greedy spender.
+- `speculator.SpeculatorBot`: the property speculator.
+- `planner.PlannerBot`: plans by what the hand needs, times its bankruptcy.
+- `combiner.CombinerBot`: the companion combiner.
+
+Shared helpers and the per-phase base rules live in `common`.
+"""
+
+from .combiner import CombinerBot
+from .common import ScriptedBot
+from .greedy import GreedyBot
+from .planner import PlannerBot
+from .speculator import SpeculatorBot
+
+__all__ = ["CombinerBot", "GreedyBot", "PlannerBot", "ScriptedBot", "SpeculatorBot"]

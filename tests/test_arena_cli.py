@@ -1,0 +1,111 @@
+"""Tests of `lastwill arena` through typer's CliRunner."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+from typer.testing import CliRunner
+
+from agents.cli import app
+from agents.registry import names
+
+runner = CliRunner()
+
+
+def _arena(*args):
+    return runner.invoke(app, ["arena", "-q", *args])
+
+
+def test_help_lists_the_player_specs():
+    res = runner.invoke(app, ["arena", "--help"])
+    assert res.exit_code == 0
+    for name in names():
+        assert name in res.output
+    assert "--resume" in res.output and "--all-seatings" in res.output
+
+
+def test_table_output(tmp_path):
+    out = tmp_path / "t.jsonl"
+    res = _arena("-p", "random,random,random", "-g", "6", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    assert "win rate" in res.stdout and "Plackett-Luce" in res.stdout
+    assert "anchor:" in res.stdout and "random = 0" in " ".join(res.stdout.split())
+    assert len(out.read_text().splitlines()) == 1 + 6
+
+
+def test_json_output_and_rounding_note(tmp_path):
+    res = _arena("-p", "random,random", "-g", "3", "-f", "json", "-o", str(tmp_path / "j.jsonl"))
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["games"] == 3 and doc["errors"] == 0
+    assert doc["entrants"][0]["spec"] == "random" and doc["entrants"][0]["games"] == 6
+    assert doc["ratings"]["anchor"] == "random"
+    assert doc["header"]["entrants"] == ["random", "random"]
+
+
+def test_csv_output_and_rotation(tmp_path):
+    players = "random,greedy" if "greedy" in names() else "random,random:x=1"
+    if "greedy" not in names():  # pragma: no cover - before the greedy bot lands
+        players = "random,random"
+    res = _arena("-p", players, "-g", "3", "-f", "csv", "-o", str(tmp_path / "c.jsonl"))
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert rows and {"spec", "win_rate", "ci_lo", "ci_hi", "chance", "ordinal"} <= set(rows[0])
+    if players == "random,greedy":
+        assert "rounded up to 4" in res.stderr  # 2 seatings
+        assert sorted(r["spec"] for r in rows) == ["greedy", "random"]
+        assert all(r["games"] == "4" for r in rows)
+
+
+def test_plot_writes_png(tmp_path):
+    png = tmp_path / "w.png"
+    res = _arena(
+        "-p", "random,random", "-g", "2", "-o", str(tmp_path / "p.jsonl"), "--plot", str(png)
+    )
+    assert res.exit_code == 0, res.output
+    assert png.read_bytes()[:4] == b"\x89PNG"
+
+
+def test_bad_spec_exit_2_lists_choices(tmp_path):
+    res = _arena("-p", "random,nosuchbot", "-o", str(tmp_path / "b.jsonl"))
+    assert res.exit_code == 2
+    assert "unknown player 'nosuchbot'" in res.stderr
+    assert "random" in res.stderr and "Traceback" not in res.output
+    assert not (tmp_path / "b.jsonl").exists()
+
+
+def test_ppo_without_checkpoint_reports_registry_error(tmp_path):
+    res = _arena("-p", "random,ppo:/no/such/checkpoint.zip", "-o", str(tmp_path / "p.jsonl"))
+    assert res.exit_code == 2
+    assert "ppo" in res.stderr and "Traceback" not in res.output
+
+
+def test_bad_player_counts(tmp_path):
+    res = _arena("-p", "random", "-o", str(tmp_path / "a.jsonl"))
+    assert res.exit_code == 2 and "from 2 to 5" in res.stderr
+    res = _arena("-p", "random,random,random", "-n", "4", "-o", str(tmp_path / "a.jsonl"))
+    assert res.exit_code == 2 and "exactly 4 specs" in res.stderr
+    res = _arena("-p", ",".join(["random"] * 6), "-o", str(tmp_path / "a.jsonl"))
+    assert res.exit_code == 2 and "from 2 to 5" in res.stderr
+
+
+def test_bad_format_lists_choices():
+    res = _arena("-p", "random,random", "-f", "xml")
+    assert res.exit_code == 2
+    assert "table" in res.output and "json" in res.output and "csv" in res.output
+
+
+def test_existing_out_refused_then_resumed(tmp_path):
+    out = tmp_path / "r.jsonl"
+    assert _arena("-p", "random,random", "-g", "2", "-o", str(out)).exit_code == 0
+    before = out.read_bytes()
+    res = _arena("-p", "random,random", "-g", "2", "-o", str(out))
+    assert res.exit_code == 2 and "--resume" in res.stderr
+    assert out.read_bytes() == before
+    res = _arena("-p", "random,random", "-g", "4", "-o", str(out), "--resume", "-f", "json")
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["games"] == 4
+    res = _arena("-p", "random,random", "-g", "4", "-s", "3", "-o", str(out), "--resume")
+    assert res.exit_code == 2 and "different tournament" in res.stderr
