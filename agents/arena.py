@@ -152,7 +152,7 @@ def play_game(
         seat = state.cur
         legal = legal_of(state)
         try:
-            action = acts[seat](view_of(state, seat) if wants[seat] else None, legal[:])
+            action = acts[seat](view_of(state, seat) if wants[seat] else None, legal)
         except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
             return fail(seat, f"agent crashed in act: {type(e).__name__}: {e}", state)
         try:

@@ -40,7 +40,7 @@ class GameConfig:
         if isinstance(sm, str) and sm.strip() == "70":
             object.__setattr__(self, "starting_money", 70)
             sm = 70
-        if isinstance(sm, bool) or sm not in STARTING_MONEY_CHOICES:
+        if type(sm) not in (int, str) or sm not in STARTING_MONEY_CHOICES:
             allowed = ", ".join(repr(c) for c in STARTING_MONEY_CHOICES)
             raise ConfigError(f"starting_money={sm!r} is not allowed; choose one of {allowed}")
         bs = self.board_spaces

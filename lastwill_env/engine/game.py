@@ -300,6 +300,8 @@ class GameState:
                 value = [list(e) for e in value]
             elif isinstance(value, list):
                 value = [v[:] if isinstance(v, list) else v for v in value]
+            elif name == "results" and value is not None:
+                value = {k: v[:] if isinstance(v, list) else v for k, v in value.items()}
             out[name] = value
         return out
 
@@ -654,7 +656,7 @@ def legal_actions(s: GameState) -> list[int]:
     legal = s._legal
     if legal is None:
         legal = s._legal = _LEGAL[s.phase](s)
-    return legal
+    return legal[:]  # a copy: the cached list backs apply_action's legality check
 
 
 def _legal_keep(s: GameState) -> list[int]:
@@ -1414,7 +1416,7 @@ def results(s: GameState) -> dict[str, Any]:
     """Winner, ranks (1 = best), final money, property values and plan order tie-break."""
     if s.results is None:
         raise ValueError(f"the game is not over yet (waiting for '{PHASE_NAMES[s.phase]}')")
-    return s.results
+    return {k: v[:] if isinstance(v, list) else v for k, v in s.results.items()}
 
 
 def is_over(s: GameState) -> bool:
