@@ -120,3 +120,23 @@ def _load_builtin() -> None:
         "flat Monte-Carlo search over determinized states",
         "rollouts=INT (default 4 per candidate), cands=INT (default 6), policy=greedy|random",
     )
+    register(
+        "ppo",
+        _ppo_agent,
+        "a trained MaskablePPO checkpoint (torch is imported only for a .zip without its .npz)",
+        "PATH to a .zip/.npz checkpoint with its .json sidecar; append :sample to sample "
+        "instead of arg-max, e.g. ppo:agents/policies/reference.zip",
+    )
+
+
+def _ppo_agent(path: str = "", seed: int | None = None):
+    """`ppo:PATH[:sample|:det]`; loaded policies are cached per process by path."""
+    from .policy import PolicyAgent
+
+    if not path:
+        raise PlayerSpecError("ppo needs a checkpoint path: ppo:PATH (e.g. ppo:run/best.zip)")
+    mode = "det"
+    for suffix in (":sample", ":det"):
+        if path.endswith(suffix):
+            path, mode = path[: -len(suffix)], suffix[1:]
+    return PolicyAgent(path, mode=mode, seed=seed)

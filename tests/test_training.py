@@ -1,0 +1,285 @@
+"""Self-play training (training/), the policy player (agents/policy.py) and checkpoints.
+
+A tiny-budget run (a few thousand steps, 2 env workers) must write TensorBoard events with the
+`eval/` tags and a checkpoint, resume from it exactly where it stopped, and produce a policy that
+only ever plays legal actions. Checkpoints made for another env version or action table are
+refused with a clear error.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from agents.arena import play_game  # noqa: E402
+from agents.policy import (  # noqa: E402
+    CheckpointError,
+    CheckpointMismatchError,
+    NumpyPolicy,
+    PolicyAgent,
+    load_policy,
+)
+from agents.registry import PlayerSpecError, make_agent  # noqa: E402
+from lastwill_env.encoding import OBS_SIZE  # noqa: E402
+from lastwill_env.engine import GameConfig, new_game, player_view  # noqa: E402
+from training.config import TrainConfig, TrainConfigError, load_config  # noqa: E402
+from training.pool import OpponentPool, PoolRegistry, SnapshotInfo  # noqa: E402
+from training.train import TrainError, resume_config, train  # noqa: E402
+
+TINY = dict(
+    total_steps=1024,
+    n_envs=2,
+    n_steps=256,
+    batch_size=256,
+    n_epochs=1,
+    net_arch=[32],
+    snapshot_every=256,
+    eval_every=512,
+    checkpoint_every=512,
+    eval_games=4,
+    eval_bots=["greedy", "planner"],
+    bots=["greedy", "random"],
+    shaping=1.0,
+    progress=False,
+)
+
+
+def _scalars(run: Path) -> dict[str, list[tuple[int, float]]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    dirs = sorted((run / "tb").iterdir())
+    assert len(dirs) == 1, f"one TensorBoard run expected, found {dirs}"
+    ea = EventAccumulator(str(dirs[0]))
+    ea.Reload()
+    return {t: [(e.step, e.value) for e in ea.Scalars(t)] for t in ea.Tags()["scalars"]}
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory) -> Path:
+    run = tmp_path_factory.mktemp("train") / "tiny"
+    cfg = TrainConfig(run_dir=str(run), **TINY)
+    state = train(cfg)
+    assert state["step"] == 1024
+    return run
+
+
+def test_tiny_run_writes_eval_scalars_and_checkpoints(tiny_run: Path) -> None:
+    tags = _scalars(tiny_run)
+    for bot in ("greedy", "planner"):
+        for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
+            steps = [s for s, _ in tags[f"eval/vs_{bot}/{k}"]]
+            assert steps == [512, 1024], (k, steps)
+    for tag in (
+        "rating/openskill_ordinal",
+        "selfplay/pool_size",
+        "time/sps",
+        "rollout/invalid_action_rate",
+        "time/opponent_share",
+    ):
+        assert tag in tags, tag
+    assert all(v == 0.0 for _, v in tags["rollout/invalid_action_rate"])
+    lo_hi = zip(tags["eval/vs_greedy/win_rate_lo"], tags["eval/vs_greedy/win_rate_hi"], strict=True)
+    for (_, lo), (_, hi) in lo_hi:
+        assert 0.0 <= lo <= hi <= 1.0
+    for name in ("checkpoints/step_512", "checkpoints/step_1024", "best"):
+        for suffix in (".zip", ".json", ".npz"):
+            assert (tiny_run / (name + suffix)).exists(), name + suffix
+    meta = json.loads((tiny_run / "checkpoints/step_1024.json").read_text())
+    assert meta["step"] == 1024 and meta["env_name"] == "lastwill_v0"
+    assert len(meta["action_table_hash"]) == 64 and meta["config"]["seed"] == 0
+    pool = PoolRegistry.load(tiny_run / "pool.json")
+    assert [s.step for s in pool.snapshots] == [512, 1024]  # at rollout ends (512 steps)
+    state = json.loads((tiny_run / "state.json").read_text())
+    assert state["step"] == 1024 and len(state["evals"]) == 2
+
+
+def test_resume_continues_steps_pool_and_tensorboard(tiny_run: Path, tmp_path: Path) -> None:
+    run = tmp_path / "resumed"
+    shutil.copytree(tiny_run, run)
+    cfg = resume_config(run, total_steps=1536)
+    assert cfg.run_dir == str(run)
+    assert cfg.total_steps == 1536 and cfg.net_arch == [32]
+    out = train(cfg, resume=True)
+    assert out["step"] == 1536
+    tags = _scalars(run)  # the same TensorBoard run directory, steps going on
+    assert [s for s, _ in tags["eval/vs_greedy/win_rate"]] == [512, 1024, 1536]
+    pool = PoolRegistry.load(run / "pool.json")
+    assert [s.step for s in pool.snapshots] == [512, 1024, 1536]
+    with pytest.raises(TrainError, match="already holds a run"):
+        train(cfg)
+
+
+def test_resume_refuses_a_checkpoint_of_another_env(tiny_run: Path, tmp_path: Path) -> None:
+    run = tmp_path / "other"
+    shutil.copytree(tiny_run, run)
+    side = run / "checkpoints/step_1024.json"
+    meta = json.loads(side.read_text())
+    meta["action_table_hash"] = "0" * 64
+    side.write_text(json.dumps(meta))
+    with pytest.raises(TrainError, match="action_table_hash"):
+        train(resume_config(run), resume=True)
+
+
+def test_policy_player_always_plays_legal_actions(tiny_run: Path) -> None:
+    spec = f"ppo:{tiny_run / 'best.zip'}"
+    for n in (2, 3, 4, 5):
+        for mode in ("", ":sample"):
+            specs = [spec + mode] + ["greedy"] * (n - 1)
+            row = play_game(specs, GameConfig(num_players=n), deal_seed=n)
+            assert row["error"] is None, row["error"]
+            assert row["ranks"] is not None
+
+
+def test_numpy_policy_matches_the_torch_policy(tiny_run: Path) -> None:
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(tiny_run / "best.zip"), device="cpu")
+    npol = NumpyPolicy.load_npz(tiny_run / "best.npz")
+    rng = np.random.default_rng(0)
+    obs = rng.uniform(-1, 1, size=(8, OBS_SIZE)).astype(np.float32)
+    with torch.no_grad():
+        dist = model.policy.get_distribution(torch.as_tensor(obs))
+        want = dist.distribution.logits.numpy()
+    for i in range(8):
+        got = npol.logits(obs[i])
+        # compare up to the softmax normalisation constant
+        assert np.allclose(got - got.max(), want[i] - want[i].max(), atol=1e-4)
+    # and the .zip path (via sb3-contrib) gives the same network
+    conv = NumpyPolicy.from_sb3(model)
+    assert np.allclose(conv.logits(obs[0]), npol.logits(obs[0]), atol=1e-6)
+
+
+def test_mismatched_checkpoint_is_refused_with_a_clear_error(tiny_run: Path, tmp_path) -> None:
+    for suffix in (".zip", ".npz", ".json"):
+        shutil.copyfile(tiny_run / ("best" + suffix), tmp_path / ("old" + suffix))
+    side = tmp_path / "old.json"
+    meta = json.loads(side.read_text())
+    meta["env_version"] = -1
+    meta["action_table_hash"] = "f" * 64
+    side.write_text(json.dumps(meta))
+    with pytest.raises(CheckpointMismatchError) as e:
+        load_policy(tmp_path / "old.zip")
+    assert "env_version" in str(e.value) and "action_table_hash" in str(e.value)
+    with pytest.raises(PlayerSpecError, match="another environment"):
+        make_agent(f"ppo:{tmp_path / 'old.zip'}")
+    with pytest.raises(PlayerSpecError, match="does not exist"):
+        make_agent("ppo:/nonexistent/model.zip")
+    (tmp_path / "noside.zip").write_bytes(b"not a model")
+    with pytest.raises(CheckpointError, match="sidecar"):
+        load_policy(tmp_path / "noside.zip")
+    row = play_game([f"ppo:{tmp_path / 'old.zip'}", "random"], GameConfig(2), deal_seed=1)
+    assert row["error"] is not None and "another environment" in row["error"]["message"]
+
+
+def test_policy_agent_reads_only_its_view(tiny_run: Path) -> None:
+    agent = PolicyAgent(str(tiny_run / "best.npz"))
+    s = new_game(GameConfig(4), 3)
+    a1 = agent.act(player_view(s, s.cur), s.legal_actions())
+    t = s.clone()
+    other = (s.cur + 1) % 4
+    t.hands[other], t.decks[0] = t.decks[0][:6], t.hands[other] + t.decks[0][6:]
+    assert agent.act(player_view(t, t.cur), t.legal_actions()) == a1
+
+
+# -- configuration ---------------------------------------------------------------------------
+
+
+def test_config_rejects_bad_values_with_clear_errors(tmp_path: Path) -> None:
+    with pytest.raises(TrainConfigError, match=r"unknown training setting\(s\) \['colour'\]"):
+        TrainConfig.from_dict({"colour": "red"})
+    with pytest.raises(TrainConfigError, match="n_envs=0"):
+        TrainConfig(n_envs=0)
+    with pytest.raises(TrainConfigError, match="num_players"):
+        TrainConfig(num_players=[2, 6])
+    with pytest.raises(TrainConfigError, match="player_weights"):
+        TrainConfig(num_players=[2, 4], player_weights=[1.0])
+    with pytest.raises(TrainConfigError, match="p_latest \\+ p_bots_min"):
+        TrainConfig(p_latest=0.8, p_bots_min=0.5)
+    with pytest.raises(TrainConfigError, match="unknown player 'nobot'"):
+        TrainConfig(bots=["nobot"])
+    with pytest.raises(TrainConfigError, match="batch_size"):
+        TrainConfig(n_steps=100, n_envs=2, batch_size=64)
+    bad = tmp_path / "bad.toml"
+    bad.write_text("total_steps = \n")
+    with pytest.raises(TrainConfigError, match="not valid TOML"):
+        load_config(bad)
+    with pytest.raises(TrainConfigError, match="does not exist"):
+        load_config(tmp_path / "missing.toml")
+    good = tmp_path / "good.toml"
+    good.write_text("[train]\ntotal_steps = 5000\nnum_players = [4]\nplayer_weights = [1]\n")
+    cfg = load_config(good, seed=9)
+    assert (cfg.total_steps, cfg.num_players, cfg.seed) == (5000, [4], 9)
+    assert cfg.player_weights == [1.0]
+
+
+def test_reference_config_is_valid() -> None:
+    root = Path(__file__).resolve().parent.parent
+    cfg = load_config(root / "training/configs/reference.toml")
+    assert cfg.eval_num_players == 4 and cfg.total_steps > 0
+
+
+# -- the opponent pool -----------------------------------------------------------------------
+
+
+def test_pool_registry_window_milestones_and_pfsp() -> None:
+    reg = PoolRegistry(window=2)
+    for step in (100, 200, 300, 400):
+        reg.add(SnapshotInfo(f"s{step}", f"/x/s{step}.zip", step, milestone=step == 100))
+    assert [s.id for s in reg.active()] == ["s100", "s300", "s400"]
+    for _ in range(10):
+        reg.record("s300", 1.0)  # the learner always beats s300
+    reg.record("s400", 1.0)
+    reg.record("s400", 0.0)
+    w = reg.weights(pfsp=True)
+    assert w["s400"] == pytest.approx(0.25) and w["s300"] == pytest.approx(0.02)
+    assert reg.weights(pfsp=False) == {"s100": 1.0, "s300": 1.0, "s400": 1.0}
+    with pytest.raises(ValueError, match="already registered"):
+        reg.add(SnapshotInfo("s100", "/x", 1))
+
+
+def test_pool_draws_bots_latest_and_snapshots_in_proportion(tiny_run: Path) -> None:
+    pool = OpponentPool(["greedy", "random"], p_latest=0.5, p_bots_min=0.2, seed=1)
+    assert {pool.draw_one()[0] for _ in range(50)} <= {"bot:greedy", "bot:random"}
+    pool.set_latest(NumpyPolicy.load_npz(tiny_run / "best.npz").state())
+    pool.set_snapshots({"step_512": str(tiny_run / "snapshots/step_512.zip")}, {"step_512": 1.0})
+    ids = [pool.draw_one()[0] for _ in range(4000)]
+    share = {k: ids.count(k) / len(ids) for k in set(ids)}
+    assert share["latest"] == pytest.approx(0.5, abs=0.03)
+    assert share["step_512"] == pytest.approx(0.3, abs=0.03)
+    assert share["bot:greedy"] + share["bot:random"] == pytest.approx(0.2, abs=0.03)
+    opps = pool.draw(4)
+    assert len(opps) == 3 and len(pool.last_ids) == 3
+
+
+def test_shaping_is_potential_based() -> None:
+    """With gamma = 1 the shaping terms of a game telescope to -phi(first state)."""
+    from training.selfplay_env import SelfPlayEnv
+
+    cfg = TrainConfig(
+        bots=["greedy"],
+        p_latest=0.0,
+        p_bots_min=1.0,
+        shaping=1.0,
+        gamma=1.0,
+        num_players=[3],
+        player_weights=[1.0],
+    )
+    env = SelfPlayEnv(cfg)
+    _, _ = env.reset(seed=4)
+    phi0 = env._potential()
+    total = 0.0
+    rng = np.random.default_rng(0)
+    done = False
+    while not done:
+        legal = np.flatnonzero(env.action_masks())
+        _, r, done, _, info = env.step(int(rng.choice(legal)))
+        total += info["shaping"]
+    assert total == pytest.approx(-phi0)
+    assert phi0 == 0.0 or abs(phi0) < 1.0

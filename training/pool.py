@@ -1,0 +1,162 @@
+"""The opponent pool for self-play (TRAINING-NOTES.md §2).
+
+Members:
+- `latest`: the learner's current weights, synced into every env worker at each rollout start;
+- frozen snapshots, saved every `snapshot_every` steps: a window of the most recent ones plus
+  milestones (every `milestone_every` steps) that are never dropped, to detect cycling;
+- scripted bots from the registry, a floor against forgetting.
+
+Per game, each opponent seat is drawn independently: a bot with probability `p_bots_min`, the
+latest weights with probability `p_latest`, otherwise a snapshot. With `pfsp`, snapshots are
+weighted by x(1-x) of the learner's recent win rate x against them (prioritised fictitious
+self-play, "PFSP-var"), so the pool favours opponents of even strength; without, uniformly.
+
+The registry of snapshots is `<run>/pool.json` (the single source of truth for the pool and for
+tournaments: each entry names the checkpoint to pass as `ppo:PATH`). The pool object that lives in
+an env worker holds numpy policies only, so workers never import torch.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.policy import NumpyPolicy
+from agents.registry import make_agent
+from lastwill_env.encoding import OBS_SIZE, encode_observation
+
+
+@dataclass
+class SnapshotInfo:
+    id: str
+    path: str  # checkpoint .zip relative to the run directory (.json and .npz beside it)
+    step: int
+    milestone: bool = False
+    games: int = 0
+    wins: float = 0.0  # learner wins (or mean rank score) against this snapshot
+
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.5
+
+
+@dataclass
+class PoolRegistry:
+    """`<run>/pool.json`: snapshots in the pool and their head-to-head record."""
+
+    snapshots: list[SnapshotInfo] = field(default_factory=list)
+    window: int = 10
+
+    def active(self) -> list[SnapshotInfo]:
+        recent = [s for s in self.snapshots if not s.milestone][-self.window :]
+        keep = {s.id for s in recent} | {s.id for s in self.snapshots if s.milestone}
+        return [s for s in self.snapshots if s.id in keep]
+
+    def add(self, info: SnapshotInfo) -> None:
+        if any(s.id == info.id for s in self.snapshots):
+            raise ValueError(f"snapshot {info.id} is already registered")
+        self.snapshots.append(info)
+
+    def record(self, snapshot_id: str, score: float) -> None:
+        for s in self.snapshots:
+            if s.id == snapshot_id:
+                s.games += 1
+                s.wins += score
+                return
+
+    def weights(self, pfsp: bool) -> dict[str, float]:
+        act = self.active()
+        if not pfsp:
+            return {s.id: 1.0 for s in act}
+        # x(1-x), with a small floor so a fresh or decided snapshot is still visited
+        return {s.id: max(s.win_rate() * (1 - s.win_rate()), 0.02) for s in act}
+
+    def save(self, path: str | Path) -> None:
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        data = {"window": self.window, "snapshots": [asdict(s) for s in self.snapshots]}
+        tmp.write_text(json.dumps(data, indent=1))
+        tmp.replace(path)
+
+    @classmethod
+    def load(cls, path: str | Path) -> PoolRegistry:
+        data = json.loads(Path(path).read_text())
+        return cls([SnapshotInfo(**s) for s in data["snapshots"]], data.get("window", 10))
+
+
+class PolicyOpponent:
+    """A numpy policy playing one seat from its view (arg-max over the legal actions)."""
+
+    def __init__(self, policy: NumpyPolicy, name: str) -> None:
+        self.policy = policy
+        self.name = name
+        self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
+
+    def act(self, view, legal: list[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        return self.policy.choose(encode_observation(view, self._obs), legal, True)
+
+
+class OpponentPool:
+    """The worker-side pool: draws the opponents of each game."""
+
+    def __init__(
+        self,
+        bots: list[str],
+        p_latest: float,
+        p_bots_min: float,
+        pfsp: bool = True,
+        seed: int = 0,
+    ) -> None:
+        self.bot_specs = list(bots)
+        self.bots = [make_agent(b, seed=seed + i) for i, b in enumerate(bots)]
+        self.p_latest = p_latest
+        self.p_bots_min = p_bots_min
+        self.pfsp = pfsp
+        self.rng = random.Random(seed)
+        self.latest: PolicyOpponent | None = None
+        self.snapshots: dict[str, PolicyOpponent] = {}
+        self.snapshot_weights: dict[str, float] = {}
+        self.last_ids: list[str] = []
+
+    # -- updates pushed from the trainer -------------------------------------------------
+    def set_latest(self, state: dict[str, Any]) -> None:
+        self.latest = PolicyOpponent(NumpyPolicy.from_state(state), "latest")
+
+    def set_snapshots(self, paths: dict[str, str], weights: dict[str, float]) -> None:
+        for sid in list(self.snapshots):
+            if sid not in paths:
+                del self.snapshots[sid]
+        for sid, path in paths.items():
+            if sid not in self.snapshots:
+                npz = Path(path).with_suffix(".npz")
+                self.snapshots[sid] = PolicyOpponent(NumpyPolicy.load_npz(npz), sid)
+        self.snapshot_weights = {k: w for k, w in weights.items() if k in self.snapshots}
+
+    # -- drawing a table -----------------------------------------------------------------
+    def draw_one(self) -> tuple[str, Any]:
+        u = self.rng.random()
+        if self.bots and (u < self.p_bots_min or (self.latest is None and not self.snapshots)):
+            i = self.rng.randrange(len(self.bots))
+            return f"bot:{self.bot_specs[i]}", self.bots[i]
+        u -= self.p_bots_min
+        if self.latest is not None and (u < self.p_latest or not self.snapshots):
+            return "latest", self.latest
+        if self.snapshots:
+            ids = list(self.snapshot_weights) or list(self.snapshots)
+            w = [self.snapshot_weights.get(i, 1.0) for i in ids]
+            sid = self.rng.choices(ids, weights=w)[0]
+            return sid, self.snapshots[sid]
+        i = self.rng.randrange(len(self.bots))
+        return f"bot:{self.bot_specs[i]}", self.bots[i]
+
+    def draw(self, num_players: int) -> list[Any]:
+        """Opponents for the other num_players - 1 seats; their ids are kept in `last_ids`."""
+        picks = [self.draw_one() for _ in range(num_players - 1)]
+        self.last_ids = [p[0] for p in picks]
+        return [p[1] for p in picks]
