@@ -13,6 +13,8 @@ convention holds for opponents in the single-seat environment.
 Events. If an agent overrides ``observe``, it receives ``{"type": "action", "seat": s,
 "action": a}`` for every other seat's action (``s`` relative to the observer, as in views) and
 ``{"type": "game_over", "results": ...}`` (the observer's view of the results) at the end.
+Another seat's ``keep`` decision (which starting cards it keeps, hidden by RULES.md §10)
+arrives with ``"action": None``.
 
 Schedule (:class:`Schedule`). The entrants are exactly ``num_players`` specs. Seatings are the
 distinct cyclic rotations of the entrants over the seats (or, with ``all_seatings``, all
@@ -49,6 +51,7 @@ from lastwill_env.engine import (
     player_view,
     replay,
 )
+from lastwill_env.engine.actions import KEEP
 
 from .base import BaseAgent
 from .registry import make_agent
@@ -72,6 +75,9 @@ def derive_seed(seed: int, *parts: Any) -> int:
     """A stable 53-bit seed from a tournament seed and labels (JSON-safe, platform-free)."""
     text = ":".join(str(p) for p in (seed, *parts)).encode()
     return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") & ((1 << 53) - 1)
+
+
+KEEP_ACTIONS = frozenset(KEEP.values())
 
 
 def _overrides_observe(agent: Any) -> bool:
@@ -165,7 +171,14 @@ def play_game(
             for s, observe in observers:
                 if s != seat:
                     try:
-                        observe({"type": "action", "seat": (seat - s) % n, "action": action})
+                        observe(
+                            {
+                                "type": "action",
+                                "seat": (seat - s) % n,
+                                # which starting cards another player keeps is hidden (§10)
+                                "action": None if action in KEEP_ACTIONS else action,
+                            }
+                        )
                     except Exception as e:  # noqa: BLE001
                         return fail(s, f"agent crashed in observe: {type(e).__name__}: {e}", state)
         if decisions > limit:

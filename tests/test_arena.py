@@ -236,3 +236,21 @@ def test_ray_missing_is_a_clear_error(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
     with pytest.raises(ar.ArenaError, match=r"pip install -e '\.\[ray\]'"):
         ar.run_tournament(["random", "random"], CFG2, 2, out=tmp_path / "r.jsonl", use_ray=True)
+
+
+def test_observers_never_learn_which_starting_cards_another_seat_keeps():
+    """RULES.md §10: another player's hand is hidden, so its keep decisions are too."""
+    from lastwill_env.engine.actions import KEEP
+
+    keeper = _ViewKeeper(0)
+    registry._load_builtin()
+    registry.register("_keeper", lambda seed=None: keeper, "test only")
+    try:
+        row = ar.play_game(["_keeper", "random", "random"], GameConfig(num_players=3), 5)
+    finally:
+        registry._REGISTRY.pop("_keeper", None)
+    assert row["error"] is None
+    seen = [e["action"] for e in keeper.events if e["type"] == "action"]
+    keeps = set(KEEP.values())
+    assert seen.count(None) == 4  # two other seats keep two cards each
+    assert not keeps & {a for a in seen if a is not None}
