@@ -344,5 +344,136 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
     console.print(st)
 
 
+# ---------------------------------------------------------------------------------------------
+# lastwill replay
+
+REPLAY_HELP = (
+    "Step through a recorded game: a row of an arena JSONL log (--game N) or a game file "
+    "written by `lastwill play`. Every decision is named; --seat S shows only what that seat "
+    "may see (its own hand, never the others'), --table shows every hand. Without --step the "
+    "whole game is printed compactly (one line per decision), then the last picture of the "
+    "table and the results."
+)
+
+
+@app.command(help=REPLAY_HELP, context_settings={"max_content_width": 100})
+def replay(
+    path: Annotated[
+        Path, typer.Argument(help="Arena log (.jsonl) or a `lastwill play` game file (.json).")
+    ],
+    game: Annotated[
+        int | None,
+        typer.Option("--game", "-g", help="Game index in an arena log (its `game` field)."),
+    ] = None,
+    seat: Annotated[
+        int | None,
+        typer.Option("--seat", "-s", help="Show the game as this seat sees it (0-based)."),
+    ] = None,
+    table: Annotated[
+        bool, typer.Option("--table", help="Show the whole table, every hand (the default).")
+    ] = False,
+    round_: Annotated[
+        int | None, typer.Option("--round", "-r", help="Start at the first decision of round R.")
+    ] = None,
+    step: Annotated[
+        bool,
+        typer.Option(
+            "--step/--no-step",
+            "--interactive",
+            "-i",
+            help="Page through the decisions, one per Enter (c: to the end, q: quit).",
+        ),
+    ] = False,
+) -> None:
+    from .replay import ReplayError, load_record, page, replay_text
+
+    if seat is not None and table:
+        fail("choose one view: --seat S (one seat) or --table (every hand), not both")
+    try:
+        record = load_record(path, game)
+        if step:
+            page(record, seat=seat, from_round=round_, inp=sys.stdin, out=sys.stdout)
+        else:
+            typer.echo(replay_text(record, seat=seat, from_round=round_))
+    except ReplayError as e:
+        fail(str(e))
+
+
+# ---------------------------------------------------------------------------------------------
+# lastwill play
+
+PLAY_HELP = (
+    "Play a game in the terminal against bots or checkpoints. You see only your own hand and "
+    "what your seat may know; your legal actions are numbered. At the prompt: a number, "
+    "`save PATH` (resume later with --load PATH), `show`, `help` or `quit`. The finished game "
+    "is written to --out as a record that `lastwill replay` reads."
+)
+
+
+class _PlayLegendCommand(TyperCommand):
+    """The player-spec legend under `lastwill play --help`."""
+
+    def format_help(self, ctx, formatter) -> None:
+        self.epilog = _arena_epilog().replace("in --players", "in --opponents")
+        super().format_help(ctx, formatter)
+
+
+@app.command(cls=_PlayLegendCommand, help=PLAY_HELP, context_settings={"max_content_width": 100})
+def play(
+    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-based (0 starts).")] = 0,
+    opponents: Annotated[
+        str,
+        typer.Option(
+            "--opponents",
+            "-p",
+            help="Comma-separated specs of the other seats in seat order (one spec fills "
+            "every seat), e.g. greedy,planner,ppo:PATH.",
+        ),
+    ] = "greedy,planner,combiner",
+    num_players: Annotated[
+        int | None,
+        typer.Option("--num-players", "-n", help="Seats, 2-5 \\[default: opponents + 1]."),
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option("--seed", "-s", help="Deal seed \\[default: random].")
+    ] = None,
+    starting_money: Annotated[
+        str, typer.Option("--starting-money", help="70, will-shared or will-each.")
+    ] = "70",
+    board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
+    load: Annotated[
+        Path | None,
+        typer.Option("--load", help="Resume a game saved with `save PATH` (ignores the setup)."),
+    ] = None,
+    out: Annotated[
+        Path | None,
+        typer.Option("--out", "-o", help="Game record \\[default: runs/play/<time>.json]."),
+    ] = None,
+) -> None:
+    from . import play as pl
+
+    try:
+        if load is not None:
+            game = pl.load_game(load)
+        else:
+            sm: int | str = (
+                int(starting_money) if starting_money.strip().isdigit() else starting_money
+            )
+            game = pl.new_play(
+                opponents.split(","),
+                human_seat=seat,
+                num_players=num_players,
+                seed=seed,
+                starting_money=sm,
+                board_spaces=board_spaces,
+            )
+    except pl.PlayError as e:
+        fail(str(e))
+    target = out if out is not None else pl.default_out_path()
+    outcome = pl.run(game, sys.stdin, sys.stdout, out_path=target)
+    if not outcome.finished:
+        raise typer.Exit(0)
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

@@ -1,0 +1,432 @@
+"""A person plays Last Will in the terminal against bots or checkpoints (``lastwill play``).
+
+The human's seat is drawn from its :func:`~lastwill_env.engine.player_view` only
+(:func:`agents.replay.render_view`), so nothing hidden from it is shown; the other seats'
+decisions are printed as they happen (a card another seat keeps from its starting six stays
+hidden). At each of the human's decisions the legal actions are listed as numbered, readable
+choices (:func:`~lastwill_env.engine.describe_action`). Besides a number, the prompt takes:
+
+- ``save PATH``: write the game so far (config, seed, seats and their specs, agent seeds,
+  actions) as JSON; ``lastwill play --load PATH`` resumes it,
+- ``show``: print the table again, ``help``: list the commands,
+- ``quit``: stop (the game is not saved unless ``save`` was used).
+
+Bad input (not a number, out of range, an empty line) gets a message and a new prompt.
+
+Records. A save and the final game file have the shape of an arena row
+(:mod:`agents.arena`) plus ``"type": "play"``, ``"human_seat"`` and ``"finished"``; the
+human's seat has the spec ``human``. :func:`agents.arena.replay_row` and ``lastwill replay``
+read both. Bots are rebuilt from their specs and seeds; on loading, they are shown the moves
+made so far (their own decisions are recomputed and the recorded ones kept), so a resumed
+game goes on as the uninterrupted one would.
+
+:class:`PlayGame` holds a game, :func:`new_play` / :func:`load_game` make one, :func:`run`
+plays it over injectable input and output streams.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import random
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from lastwill_env.engine import (
+    CATALOGUE,
+    GAME_OVER,
+    ConfigError,
+    GameConfig,
+    GameState,
+    PlayerView,
+    apply_action,
+    decode,
+    describe_action,
+    legal_actions,
+    new_game,
+    player_view,
+)
+
+from .arena import derive_seed
+from .base import BaseAgent
+from .registry import PlayerSpecError, make_agent
+from .replay import (
+    ReplayError,
+    check_record,
+    describe_step,
+    final_state,
+    render_results,
+    render_view,
+)
+
+HUMAN = "human"
+RECORD_VERSION = 1
+COMMANDS_HELP = (
+    "Enter the number of a choice, or: save PATH (save the game so far), show (the table "
+    "again), help, quit."
+)
+
+
+class PlayError(ValueError):
+    """A game that cannot be set up or loaded; the message says what to do."""
+
+
+@dataclass
+class PlayGame:
+    config: GameConfig
+    deal_seed: int
+    human_seat: int
+    seating: list[str]  # one spec per seat, HUMAN at human_seat
+    agent_seeds: list[int]
+    state: GameState
+    agents: dict[int, Any] = field(default_factory=dict)
+    created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+
+    @property
+    def names(self) -> list[str]:
+        return [f"P{s} {spec}" for s, spec in enumerate(self.seating)]
+
+    @property
+    def actions(self) -> list[int]:
+        return list(self.state.history)
+
+    @property
+    def over(self) -> bool:
+        return self.state.phase == GAME_OVER
+
+
+# ---------------------------------------------------------------------------------------------
+# Setting up
+
+
+def _build_agents(seating: list[str], human_seat: int, seeds: list[int]) -> dict[int, Any]:
+    agents = {}
+    for seat, spec in enumerate(seating):
+        if seat == human_seat:
+            continue
+        try:
+            agent = make_agent(spec, seeds[seat])
+            agent.reset(seeds[seat])
+        except PlayerSpecError as e:
+            raise PlayError(str(e)) from None
+        agents[seat] = agent
+    return agents
+
+
+def new_play(
+    opponents: list[str],
+    human_seat: int = 0,
+    num_players: int | None = None,
+    seed: int | None = None,
+    starting_money: int | str = 70,
+    board_spaces: int = 5,
+) -> PlayGame:
+    """A new game: the human at ``human_seat``, the opponents' specs in seat order around it.
+
+    ``num_players`` defaults to one more than the opponents; a single opponent spec fills
+    every other seat.
+    """
+    opponents = [o.strip() for o in opponents]
+    if not opponents or any(not o for o in opponents):
+        raise PlayError("--opponents needs comma-separated player specs, e.g. greedy,planner")
+    n = len(opponents) + 1 if num_players is None else num_players
+    if not 2 <= n <= 5:
+        raise PlayError(f"--num-players must be from 2 to 5, got {n}")
+    if len(opponents) == 1 and n > 2:
+        opponents = opponents * (n - 1)
+    if len(opponents) != n - 1:
+        raise PlayError(
+            f"--opponents lists {len(opponents)} specs but a {n}-player game has {n - 1} "
+            f"other seats: give {n - 1} specs (or one, to fill every seat with it)"
+        )
+    if HUMAN in opponents:
+        raise PlayError(f"{HUMAN!r} is the person playing, not an opponent spec")
+    if not 0 <= human_seat < n:
+        raise PlayError(f"--seat {human_seat} is not at this table; seats are 0..{n - 1}")
+    try:
+        config = GameConfig(num_players=n, starting_money=starting_money, board_spaces=board_spaces)
+    except ConfigError as e:
+        raise PlayError(str(e)) from None
+    if seed is None:
+        seed = random.SystemRandom().randrange(1 << 31)
+    seating = list(opponents)
+    seating.insert(human_seat, HUMAN)
+    seeds = [derive_seed(seed, "agent", s) for s in range(n)]
+    agents = _build_agents(seating, human_seat, seeds)
+    return PlayGame(config, seed, human_seat, seating, seeds, new_game(config, seed), agents)
+
+
+def game_record(game: PlayGame) -> dict[str, Any]:
+    """The game as an arena-style row plus ``type``/``human_seat``/``finished``."""
+    s = game.state
+    res = s.results
+    return {
+        "type": "play",
+        "version": RECORD_VERSION,
+        "created": game.created,
+        "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "game": 0,
+        "deal": None,
+        "deal_seed": game.deal_seed,
+        "seating_index": None,
+        "seating": list(game.seating),
+        "num_players": game.config.num_players,
+        "config": game.config.to_dict(),
+        "agent_seeds": list(game.agent_seeds),
+        "human_seat": game.human_seat,
+        "finished": res is not None,
+        "winner": res["winner"] if res else None,
+        "winner_spec": game.seating[res["winner"]] if res else None,
+        "ranks": list(res["ranks"]) if res else None,
+        "money": list(res["money"]) if res else None,
+        "property_value": list(res["property_value"]) if res else None,
+        "totals": list(res["totals"]) if res else None,
+        "rounds": res["rounds"] if res else s.round,
+        "decisions": len(s.history),
+        "error": None,
+        "actions": list(s.history),
+    }
+
+
+def save_game(game: PlayGame, path: str | Path) -> Path:
+    path = Path(path)
+    if path.parent and not path.parent.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(game_record(game), indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def _overrides_observe(agent: Any) -> bool:
+    obs = getattr(type(agent), "observe", None)
+    return obs is not None and obs is not BaseAgent.observe
+
+
+def _feed(agents: dict[int, Any], observers: list[int], n: int, seat: int, action: int) -> None:
+    for s in observers:
+        if s != seat:
+            agents[s].observe({"type": "action", "seat": (seat - s) % n, "action": action})
+
+
+def load_game(path: str | Path) -> PlayGame:
+    """Resume a game saved by ``save PATH`` (or any unfinished play record)."""
+    path = Path(path)
+    if not path.is_file():
+        raise PlayError(f"{path}: no such file")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise PlayError(f"{path} is not a saved game (not JSON: {e})") from None
+    if not isinstance(record, dict) or record.get("type") != "play":
+        raise PlayError(f'{path} is not a saved `lastwill play` game (no "type": "play")')
+    try:
+        check_record(record, str(path))
+        state = final_state(record)
+    except ReplayError as e:
+        raise PlayError(str(e)) from None
+    seating = list(record["seating"])
+    n = len(seating)
+    human = record.get("human_seat")
+    if not isinstance(human, int) or not 0 <= human < n or seating[human] != HUMAN:
+        raise PlayError(f"{path}: 'human_seat' must name the seat whose spec is {HUMAN!r}")
+    if state.phase == GAME_OVER:
+        raise PlayError(
+            f"{path} holds a finished game; watch it with: lastwill replay {path} --seat {human}"
+        )
+    seeds = record.get("agent_seeds")
+    if not isinstance(seeds, list) or len(seeds) != n:
+        seeds = [derive_seed(record["deal_seed"], "agent", s) for s in range(n)]
+    config = GameConfig.from_dict(record["config"])
+    agents = _build_agents(seating, human, seeds)
+    # Show the bots the game so far, so their generators and memories match an unbroken game.
+    shadow = new_game(config, record["deal_seed"])
+    observers = [s for s, a in agents.items() if _overrides_observe(a)]
+    for a in record["actions"]:
+        seat = shadow.cur
+        agent = agents.get(seat)
+        if agent is not None:
+            view = player_view(shadow, seat) if getattr(agent, "needs_view", True) else None
+            with contextlib.suppress(Exception):  # the recorded action is what counts
+                agent.act(view, legal_actions(shadow))
+        apply_action(shadow, a)
+        _feed(agents, observers, n, seat, a)
+    return PlayGame(
+        config,
+        record["deal_seed"],
+        human,
+        seating,
+        [int(x) for x in seeds],
+        state,
+        agents,
+        created=record.get("created") or time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    )
+
+
+def default_out_path(root: str | Path = "runs/play") -> Path:
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    path = Path(root) / f"{stamp}.json"
+    k = 1
+    while path.exists():
+        path = Path(root) / f"{stamp}-{k}.json"
+        k += 1
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Playing
+
+
+@dataclass
+class PlayOutcome:
+    finished: bool
+    quit: bool
+    record_path: Path | None
+    record: dict[str, Any]
+
+
+def choice_label(action: int, view: PlayerView | None = None) -> str:
+    """``describe_action`` plus what a plan space gives and which card an offer space holds."""
+    text = describe_action(action)
+    kind, arg = decode(action)
+    if view is None:
+        return text
+    if kind in ("plan", "block"):
+        p = CATALOGUE.plans[view.num_players][arg]
+        text += (
+            f" (turn order {p.order}, {p.cards} plan cards, {p.errand_boys} errand boys, "
+            f"{p.actions} actions)"
+        )
+    elif kind == "errand" and arg < len(view.offer) and view.offer[arg] >= 0:
+        text += f" ({CATALOGUE.cards[view.offer[arg]].name})"
+    return text
+
+
+def choices_text(legal: list[int], view: PlayerView | None = None) -> str:
+    return "\n".join(f"  {i + 1:>3}) {choice_label(a, view)}" for i, a in enumerate(legal))
+
+
+def parse_choice(line: str, count: int) -> tuple[str, Any]:
+    """``("choose", index)``, ``("save", path)``, ``("quit"|"show"|"help", None)`` or
+    ``("error", message)`` for one line of input (``count`` choices)."""
+    text = line.strip()
+    if not text:
+        return "error", f"empty input: type a number from 1 to {count}, or help"
+    word, _, rest = text.partition(" ")
+    low = word.lower()
+    if low in ("quit", "exit", "q"):
+        return "quit", None
+    if low in ("help", "?", "h"):
+        return "help", None
+    if low in ("show", "s", "table"):
+        return "show", None
+    if low == "save":
+        if not rest.strip():
+            return "error", "save needs a file name: save PATH"
+        return "save", rest.strip()
+    try:
+        k = int(text)
+    except ValueError:
+        return "error", f"{text!r} is not a choice: type a number from 1 to {count}, or help"
+    if not 1 <= k <= count:
+        return "error", f"{k} is out of range: choose a number from 1 to {count}"
+    return "choose", k - 1
+
+
+def run(
+    game: PlayGame,
+    inp: TextIO,
+    out: TextIO,
+    out_path: str | Path | None = None,
+) -> PlayOutcome:
+    """Play until the game ends (then write the record to ``out_path``, when given) or the
+    human quits (or input ends)."""
+    n = game.config.num_players
+    human = game.human_seat
+    names = game.names
+    agents = game.agents
+    observers = [s for s, a in agents.items() if _overrides_observe(a)]
+    state = game.state
+
+    def say(text: str) -> None:
+        out.write(text + "\n")
+
+    say(
+        f"Last Will, {n} players, seed {game.deal_seed}; you are {names[human]}. "
+        f"Seats: {', '.join(names)}"
+    )
+    if state.history:
+        say(f"(resumed after {len(state.history)} decisions)")
+    say(COMMANDS_HELP)
+    while state.phase != GAME_OVER:
+        seat = state.cur
+        legal = legal_actions(state)
+        if seat != human:
+            agent = agents[seat]
+            view = player_view(state, seat) if getattr(agent, "needs_view", True) else None
+            try:
+                action = agent.act(view, list(legal))
+                if action not in legal:
+                    raise ValueError(f"illegal action {action!r}")
+            except Exception as e:  # noqa: BLE001 - a bot's fault must not end the game
+                action = legal[0]
+                say(f"  ({names[seat]} failed: {type(e).__name__}: {e}; it plays {action})")
+            action = int(action)
+            apply_action(state, action)
+            say(f"  {names[seat]}: {describe_step(action, seat, human)}")
+            _feed(agents, observers, n, seat, action)
+            continue
+        view = player_view(state, human)
+        say("")
+        say(render_view(view, human, names))
+        say(f"Your choices ({len(legal)}):")
+        say(choices_text(legal, view))
+        while True:
+            out.write(f"choose 1-{len(legal)} (or save PATH, show, help, quit): ")
+            out.flush()
+            line = inp.readline()
+            if not line:
+                say("")
+                say("input ended; the game is not finished (save it next time with save PATH)")
+                return PlayOutcome(False, True, None, game_record(game))
+            kind, arg = parse_choice(line, len(legal))
+            if kind == "error":
+                say(f"  {arg}")
+                continue
+            if kind == "help":
+                say(COMMANDS_HELP)
+                continue
+            if kind == "show":
+                say(render_view(view, human, names))
+                say(choices_text(legal, view))
+                continue
+            if kind == "save":
+                try:
+                    p = save_game(game, arg)
+                except OSError as e:
+                    say(f"  could not save to {arg}: {e}")
+                    continue
+                say(f"  saved to {p} (resume with: lastwill play --load {p})")
+                continue
+            if kind == "quit":
+                say("quit: the game is not finished (use save PATH first to keep it)")
+                return PlayOutcome(False, True, None, game_record(game))
+            action = legal[arg]
+            break
+        apply_action(state, action)
+        say(f"  you ({names[human]}): {describe_action(action)}")
+        _feed(agents, observers, n, human, action)
+
+    for s in observers:
+        agents[s].observe({"type": "game_over", "results": player_view(state, s).results})
+    say("")
+    say(render_view(player_view(state, human), human, names))
+    say("")
+    say(render_results(state, names))
+    record = game_record(game)
+    path = None
+    if out_path is not None:
+        path = save_game(game, out_path)
+        say(f"game record: {path} (watch it with: lastwill replay {path} --seat {human})")
+    out.flush()
+    return PlayOutcome(True, False, path, record)

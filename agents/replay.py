@@ -1,0 +1,523 @@
+"""Replays: step through a recorded game, from one seat's view or from the whole table.
+
+A *record* is one game as plain JSON: an arena row (one line of an :mod:`agents.arena` JSONL
+log) or a game file written by ``lastwill play`` (the same shape plus ``"type": "play"``; a
+mid-game save has ``"finished": false`` and no results yet). ``(config, deal_seed, actions)``
+rebuilds every state with :func:`lastwill_env.engine.replay`.
+
+Everything here returns text, so tests can read it; ``lastwill replay`` prints it.
+
+- :func:`load_record` reads a record from a ``.json`` game file or a JSONL arena log
+  (``game=N`` picks the row whose ``game`` is ``N``). Problems raise :class:`ReplayError` with
+  a message meant for the user.
+- :func:`iter_steps` yields every decision with the state *before* it.
+- :func:`render_view` draws the table from a :class:`~lastwill_env.engine.PlayerView` only, so a
+  seat's picture can never show another seat's hand; :func:`render_table` adds every hand.
+- :func:`describe_step` names a decision; seen from another seat, the card a player keeps from
+  its starting six is hidden (RULES.md §10), every other decision is public.
+- :func:`replay_text` is the compact listing (one line per decision, the last picture and the
+  results); :func:`step_text` is one page of the ``--step`` pager; :func:`page` runs the pager
+  over injectable input and output streams.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TextIO
+
+from lastwill_env.engine import (
+    CATALOGUE,
+    COMPANIONS,
+    DECKS,
+    GAME_OVER,
+    PHASE_NAMES,
+    PROPERTY_TYPES,
+    ConfigError,
+    GameConfig,
+    GameState,
+    IllegalActionError,
+    PlayerView,
+    apply_action,
+    decode,
+    describe_action,
+    legal_actions,
+    new_game,
+    player_view,
+)
+
+CARDS = CATALOGUE.cards
+TURN_PHASES = range(7, 13)  # action turn .. breeders fair: the acting player's actions matter
+
+
+class ReplayError(ValueError):
+    """A record that cannot be replayed; the message says why and what to do."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Records
+
+
+def check_record(record: Any, where: str = "record") -> dict[str, Any]:
+    """Validate the fields a replay needs; return the record."""
+    if not isinstance(record, dict):
+        raise ReplayError(f"{where} is not a JSON object")
+    if record.get("type") == "header":
+        raise ReplayError(f"{where} is an arena log header, not a game")
+    err = record.get("error")
+    if err is not None:
+        e = err if isinstance(err, dict) else {"message": str(err)}
+        raise ReplayError(
+            f"{where} is an error row: {e.get('player')} at seat {e.get('seat')} failed "
+            f"({e.get('message')}); it has no finished game to replay"
+        )
+    missing = [k for k in ("config", "deal_seed", "actions", "seating") if k not in record]
+    if missing:
+        raise ReplayError(f"{where} lacks {', '.join(missing)}; it is not a game record")
+    try:
+        cfg = GameConfig.from_dict(record["config"])
+    except (ConfigError, TypeError, ValueError, AttributeError) as e:
+        raise ReplayError(f"{where} has a bad config: {e}") from None
+    actions = record["actions"]
+    if not isinstance(actions, list) or any(type(a) is not int for a in actions):
+        raise ReplayError(f"{where}: 'actions' must be a list of action indices")
+    if not isinstance(record["deal_seed"], int):
+        raise ReplayError(f"{where}: 'deal_seed' must be an integer")
+    seating = record["seating"]
+    if not isinstance(seating, list) or len(seating) != cfg.num_players:
+        raise ReplayError(f"{where}: 'seating' must list {cfg.num_players} player specs")
+    return record
+
+
+def load_record(path: str | Path, game: int | None = None) -> dict[str, Any]:
+    """One game record from a game file (``.json``, one object) or an arena JSONL log.
+
+    In a log, ``game`` picks the row whose ``game`` field is ``game``; it may be left out when
+    the log holds a single game. A game file holds one game (``game`` may be ``None`` or its
+    own index).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ReplayError(f"{path}: no such file")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as e:
+        raise ReplayError(f"{path}: cannot read it ({e})") from None
+    try:
+        obj = json.loads(text)
+    except ValueError:
+        obj = None  # several lines: a JSONL log
+    if isinstance(obj, dict) and obj.get("type") != "header":
+        own = obj.get("game", 0)
+        if game is not None and game != own:
+            raise ReplayError(
+                f"{path} is a single game file (game {own}); there is no game {game} in it"
+            )
+        return check_record(obj, str(path))
+
+    from .arena import ArenaError, read_log
+
+    try:
+        _header, rows, _ = read_log(path)
+    except ArenaError as e:
+        raise ReplayError(str(e)) from None
+    rows = [r for r in rows if r.get("type", "game") in ("game", "play")]
+    if not rows:
+        raise ReplayError(f"{path} holds no game rows (is it an arena log or a game file?)")
+    indices = [r.get("game") for r in rows]
+    if game is None:
+        if len(rows) > 1:
+            raise ReplayError(
+                f"{path} holds {len(rows)} games ({_ranges(indices)}); choose one with --game N"
+            )
+        row = rows[0]
+    else:
+        found = [r for r in rows if r.get("game") == game]
+        if not found:
+            raise ReplayError(f"{path} has no game {game}; its games are {_ranges(indices)}")
+        row = found[0]
+    return check_record(row, f"{path} game {row.get('game')}")
+
+
+def _ranges(indices: Sequence[Any]) -> str:
+    nums = sorted(i for i in indices if isinstance(i, int))
+    if not nums:
+        return "unnumbered"
+    parts, start, prev = [], nums[0], nums[0]
+    for x in nums[1:] + [None]:
+        if x is not None and x == prev + 1:
+            prev = x
+            continue
+        parts.append(str(start) if start == prev else f"{start}-{prev}")
+        if x is not None:
+            start = prev = x
+    return ", ".join(parts)
+
+
+def record_config(record: dict[str, Any]) -> GameConfig:
+    return GameConfig.from_dict(record["config"])
+
+
+def player_names(record: dict[str, Any]) -> list[str]:
+    """``P<seat> <spec>`` per seat (the human of a play record is ``human``)."""
+    return [f"P{s} {spec}" for s, spec in enumerate(record["seating"])]
+
+
+# ---------------------------------------------------------------------------------------------
+# Stepping
+
+
+@dataclass(frozen=True)
+class Step:
+    index: int  # decision number, from 0
+    state: GameState  # the state before the decision
+    seat: int  # absolute seat that decided
+    action: int
+
+
+def _apply(state: GameState, i: int, action: int, total: int) -> None:
+    if state.phase == GAME_OVER:
+        raise ReplayError(f"the record has {total - i} actions after the end of the game")
+    try:
+        apply_action(state, action)
+    except (IllegalActionError, ValueError) as e:
+        raise ReplayError(
+            f"decision {i}: the recorded action {action} is not legal here ({e}); the record "
+            f"does not match this version of the rules engine"
+        ) from None
+
+
+def iter_steps(record: dict[str, Any], copy: bool = True) -> Iterator[Step]:
+    """Every decision of the record, with the state before it.
+
+    With ``copy=False`` the yielded state is the live one, changed by the next step: read it
+    before asking for the next step. An action the engine refuses raises :class:`ReplayError`.
+    """
+    state = new_game(record_config(record), record["deal_seed"])
+    actions = record["actions"]
+    for i, a in enumerate(actions):
+        if state.phase == GAME_OVER:
+            _apply(state, i, a, len(actions))  # raises
+        yield Step(i, state.clone() if copy else state, state.cur, a)
+        _apply(state, i, a, len(actions))
+
+
+def final_state(record: dict[str, Any]) -> GameState:
+    """The state after the last recorded action (each action checked)."""
+    state = new_game(record_config(record), record["deal_seed"])
+    actions = record["actions"]
+    for i, a in enumerate(actions):
+        _apply(state, i, a, len(actions))
+    return state
+
+
+def round_starts(record: dict[str, Any]) -> dict[int, int]:
+    """Round -> index of its first decision."""
+    out: dict[int, int] = {}
+    for step in iter_steps(record, copy=False):
+        out.setdefault(step.state.round, step.index)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Text
+
+
+def describe_step(action: int, seat: int, viewer: int | None = None) -> str:
+    """The decision's name; seen by another seat (``viewer``), a kept starting card is hidden."""
+    kind, _ = decode(action)
+    if viewer is not None and seat != viewer and kind == "keep":
+        return "keep a starting card (hidden)"
+    return describe_action(action)
+
+
+def _card(view: PlayerView, c: int) -> str:
+    spec = CARDS[c]
+    bits = []
+    if spec.category == "property":
+        bits.append(f"value {spec.values[view.value_step[c]]}")
+    if spec.slots:
+        bits.append(f"tokens {view.filled_slots[c]}/{len(spec.slots)}")
+    if view.used[c]:
+        bits.append("used")
+    return f"{spec.name}({', '.join(bits)})" if bits else spec.name
+
+
+def _names(cards: Sequence[int]) -> str:
+    return ", ".join(CARDS[c].name for c in cards) or "-"
+
+
+def render_view(
+    view: PlayerView,
+    viewer: int,
+    names: Sequence[str] | None = None,
+    legal: Sequence[int] | None = None,
+    hands: Sequence[Sequence[int]] | None = None,
+) -> str:
+    """A text picture of the table drawn from ``view`` (the view of absolute seat ``viewer``).
+
+    Only the view is read, so nothing hidden from that seat can appear; ``hands`` (absolute
+    seats) adds every hand for a whole-table picture, ``legal`` numbers the viewer's choices.
+    """
+    n = view.num_players
+    names = list(names) if names is not None else [f"P{s}" for s in range(n)]
+
+    def who(rel: int) -> str:
+        return names[(viewer + rel) % n]
+
+    over = view.phase == GAME_OVER
+    head = f"Round {view.round}{' (final round)' if view.final_round else ''}"
+    if over:
+        head += " - game over"
+    else:
+        head += f" - {PHASE_NAMES[view.phase]} - {who(view.to_act)} to act"
+    head += f" - start player {who(view.start_player)}"
+    lines = [head]
+    mods = " ".join(f"{PROPERTY_TYPES[t]} {m:+d}" for t, m in enumerate(view.modifiers))
+    toks = " ".join(f"{COMPANIONS[t]} {k}" for t, k in enumerate(view.tokens))
+    lines.append(f"market: {mods} | token supply: {toks}")
+    decks = " ".join(f"{DECKS[d]} {k}" for d, k in enumerate(view.deck_sizes))
+    lines.append(
+        f"decks: {decks} special {view.special_deck_size} | jokers {view.jokers_in_supply} | "
+        f"extensions left {view.extensions_left}"
+    )
+    offer = []
+    for i, c in enumerate(view.offer):
+        name = CARDS[c].name if c >= 0 else "-"
+        taken = view.offer_taken_by[i]
+        offer.append(f"{i + 1}:{name}{f' [{who(taken)}]' if taken >= 0 else ''}")
+    lines.append("offer: " + (" ".join(offer) or "-"))
+    disc = []
+    for d in range(4):
+        if view.discards[d] or view.hidden_discards[d]:
+            hidden = f" (+{view.hidden_discards[d]} face down)" if view.hidden_discards[d] else ""
+            disc.append(f"{DECKS[d]}: {_names(view.discards[d])}{hidden}")
+    if disc:
+        lines.append("discards: " + "; ".join(disc))
+    taken = []
+    if view.market_used:
+        taken.append("market")
+    if view.opera_used:
+        taken.append("opera")
+    if view.extension_errands:
+        taken.append(f"extension x{view.extension_errands}")
+    if view.blocked_plans:
+        taken.append("blocked plans " + ",".join(str(p + 1) for p in view.blocked_plans))
+    if taken:
+        lines.append("taken this round: " + ", ".join(taken))
+    plans = CATALOGUE.plans[n]
+    for rel in range(n):
+        seat = (viewer + rel) % n
+        plan = view.plans[rel]
+        plan_txt = f"plan {plan + 1} (order {plans[plan].order})" if plan >= 0 else "no plan"
+        mark = " (you)" if hands is None and rel == 0 else ""
+        lines.append(
+            f"{names[seat]}{mark}: £{view.money[rel]}  hand {view.hand_sizes[rel]}  "
+            f"extensions {view.extensions[rel]}  {plan_txt}  "
+            f"errand boys left {view.errand_boys_left[rel]}"
+        )
+        lines.append("    board: " + (", ".join(_card(view, c) for c in view.boards[rel]) or "-"))
+        if hands is not None:
+            lines.append("    hand: " + _names(sorted(hands[seat])))
+    if hands is None:
+        lines.append(f"your hand ({names[viewer]}): {_names(view.hand)}")
+        if view.keep_selected:
+            lines.append(f"kept so far: {_names(view.keep_selected)}")
+    pend = []
+    if not over and view.phase in TURN_PHASES:
+        pend.append(f"actions left {view.actions}")
+    if view.resolving >= 0:
+        pend.append(
+            f"resolving {CARDS[view.resolving].name} (spend {view.resolving_spend}, "
+            f"add-on {view.resolving_addon}, steps left {view.resolving_left})"
+        )
+    if view.phase == 3:
+        q = ", ".join(DECKS[d] for d in view.draw_queue) or "-"
+        pend.append(f"blind draw: {view.draws_left} left, chosen so far: {q}")
+    if pend:
+        lines.append("pending: " + "; ".join(pend))
+    if legal is not None:
+        lines.append("legal: " + "; ".join(describe_action(a) for a in legal))
+    return "\n".join(lines)
+
+
+def render_seat(state: GameState, seat: int, names: Sequence[str] | None = None) -> str:
+    """The picture of ``seat``: only its :func:`player_view`; its legal actions when it acts."""
+    view = player_view(state, seat)
+    legal = legal_actions(state) if state.phase != GAME_OVER and state.cur == seat else None
+    return render_view(view, seat, names, legal=legal)
+
+
+def render_table(state: GameState, names: Sequence[str] | None = None) -> str:
+    """The whole table: every hand, and the legal actions of the seat to act."""
+    view = player_view(state, 0)
+    legal = legal_actions(state) if state.phase != GAME_OVER else None
+    text = render_view(view, 0, names, legal=legal, hands=state.hands)
+    if state.keep_sel and state.phase != GAME_OVER:
+        nm = names[state.cur] if names is not None else f"P{state.cur}"
+        text += f"\nkept so far by {nm}: {_names(sorted(state.keep_sel))}"
+    return text
+
+
+def render_results(state: GameState, names: Sequence[str] | None = None) -> str:
+    """Winner, then one line per seat by rank: money, property value, total."""
+    n = state.n
+    names = list(names) if names is not None else [f"P{s}" for s in range(n)]
+    r = state.results
+    if r is None:
+        return (
+            f"game not finished: {len(state.history)} decisions recorded; next: "
+            f"{names[state.cur]} ({PHASE_NAMES[state.phase]}, round {state.round})"
+        )
+    lines = [
+        f"Result after {r['rounds']} rounds: winner {names[r['winner']]} "
+        f"(decided by {r['decided_by']})"
+    ]
+    width = max(len(x) for x in names)
+    for seat in sorted(range(n), key=lambda p: (r["ranks"][p], p)):
+        bank = "  bankrupt" if r["bankrupt"][seat] else ""
+        lines.append(
+            f"  {r['ranks'][seat]}. {names[seat]:<{width}}  money £{r['money'][seat]}  "
+            f"property £{r['property_value'][seat]}  total £{r['totals'][seat]}{bank}"
+        )
+    return "\n".join(lines)
+
+
+def record_header(record: dict[str, Any], seat: int | None = None) -> str:
+    names = player_names(record)
+    kind = "play" if record.get("type") == "play" else "arena"
+    lines = [
+        f"Game {record.get('game', 0)} ({kind} record): {len(names)} players, "
+        f"deal seed {record['deal_seed']}, {len(record['actions'])} decisions, "
+        f"config {json.dumps(record['config'], sort_keys=True)}",
+        "seats: " + ", ".join(names),
+    ]
+    if seat is None:
+        lines.append("view: the whole table (every hand)")
+    else:
+        lines.append(f"view: {names[seat]} only (what that seat may see)")
+    return "\n".join(lines)
+
+
+def _check_seat(record: dict[str, Any], seat: int | None) -> None:
+    n = len(record["seating"])
+    if seat is not None and not (type(seat) is int and 0 <= seat < n):
+        raise ReplayError(f"seat {seat} is not at this table; seats are 0..{n - 1}")
+
+
+def first_decision(record: dict[str, Any], from_round: int | None) -> int:
+    """Index of the first decision of ``from_round`` (0 when ``None``)."""
+    if from_round is None:
+        return 0
+    starts = round_starts(record)
+    if from_round not in starts:
+        have = f"rounds {min(starts)}-{max(starts)}" if starts else "no decisions"
+        raise ReplayError(f"round {from_round} is not in this game; it has {have}")
+    return starts[from_round]
+
+
+def _line(step: Step, names: Sequence[str], viewer: int | None) -> str:
+    s = step.state
+    return (
+        f"{step.index:5d}  R{s.round}  {PHASE_NAMES[s.phase]:<25} {names[step.seat]:<16} "
+        f"{describe_step(step.action, step.seat, viewer)}"
+    )
+
+
+def _round_banner(state: GameState, names: Sequence[str], viewer: int | None) -> list[str]:
+    n = state.n
+    money = " ".join(f"{names[p].split()[0]} £{state.money[p]}" for p in range(n))
+    out = [f"--- round {state.round} ---", f"  money: {money}"]
+    if viewer is None:
+        hands = "; ".join(
+            f"{names[p].split()[0]}: {_names(sorted(state.hands[p]))}" for p in range(n)
+        )
+        out.append(f"  hands: {hands}")
+    else:
+        out.append(f"  your hand: {_names(player_view(state, viewer).hand)}")
+    return out
+
+
+def replay_text(
+    record: dict[str, Any], seat: int | None = None, from_round: int | None = None
+) -> str:
+    """The compact listing: header, one line per decision (round banners between), then the
+    final picture (the seat's or the table's) and the results."""
+    _check_seat(record, seat)
+    start = first_decision(record, from_round)
+    names = player_names(record)
+    lines = [record_header(record, seat)]
+    if start:
+        lines.append(f"(jumping to round {from_round}: decision {start})")
+    last_round = None
+    for step in iter_steps(record, copy=False):
+        if step.index < start:
+            continue
+        if step.state.round != last_round:
+            last_round = step.state.round
+            lines.extend(_round_banner(step.state, names, seat))
+        lines.append(_line(step, names, seat))
+    state = final_state(record)
+    lines.append("")
+    lines.append(render_table(state, names) if seat is None else render_seat(state, seat, names))
+    lines.append("")
+    lines.append(render_results(state, names))
+    return "\n".join(lines)
+
+
+def step_text(step: Step, names: Sequence[str], seat: int | None = None, total: int = 0) -> str:
+    """One page of the pager: the picture before the decision, then the decision."""
+    pic = render_table(step.state, names) if seat is None else render_seat(step.state, seat, names)
+    of = f" of {total}" if total else ""
+    return (
+        f"=== decision {step.index + 1}{of} ===\n{pic}\n"
+        f"--> {names[step.seat]}: {describe_step(step.action, step.seat, seat)}"
+    )
+
+
+PAGER_HELP = "[Enter] next decision, c: continue to the end, q: quit"
+
+
+def page(
+    record: dict[str, Any],
+    seat: int | None = None,
+    from_round: int | None = None,
+    inp: TextIO | None = None,
+    out: TextIO | None = None,
+) -> int:
+    """Show the game one decision at a time, waiting for Enter between them (``c`` runs to
+    the end without waiting, ``q`` or the end of input stops). Returns the pages shown."""
+    inp = sys.stdin if inp is None else inp
+    out = sys.stdout if out is None else out
+    _check_seat(record, seat)
+    start = first_decision(record, from_round)
+    names = player_names(record)
+    total = len(record["actions"])
+    out.write(record_header(record, seat) + "\n" + PAGER_HELP + "\n")
+    shown = 0
+    waiting = True
+    for step in iter_steps(record, copy=False):
+        if step.index < start:
+            continue
+        out.write(step_text(step, names, seat, total) + "\n")
+        shown += 1
+        if waiting:
+            out.write("> ")
+            out.flush()
+            line = inp.readline()
+            if not line:  # end of input
+                out.write("\n")
+                return shown
+            cmd = line.strip().lower()
+            if cmd in ("q", "quit"):
+                return shown
+            if cmd in ("c", "continue"):
+                waiting = False
+    state = final_state(record)
+    pic = render_table(state, names) if seat is None else render_seat(state, seat, names)
+    out.write(f"=== end ===\n{pic}\n\n{render_results(state, names)}\n")
+    out.flush()
+    return shown

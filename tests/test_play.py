@@ -1,0 +1,207 @@
+"""Tests of agents.play and `lastwill play`: scripted input, save/load, the final record."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from agents.arena import replay_row
+from agents.cli import app
+from agents.play import (
+    HUMAN,
+    PlayError,
+    load_game,
+    new_play,
+    parse_choice,
+    run,
+    save_game,
+)
+from agents.replay import final_state, load_record, replay_text
+from lastwill_env.engine import CATALOGUE, GameConfig, replay
+
+runner = CliRunner()
+NAMES = [c.name for c in CATALOGUE.cards]
+OPPONENTS = ["greedy:eps=0.3", "planner"]  # eps: the bots' generators matter on resume
+
+
+def _ones(k: int = 3000) -> str:
+    return "1\n" * k
+
+
+def _game(seed: int = 5, seat: int = 1):
+    return new_play(OPPONENTS, human_seat=seat, num_players=3, seed=seed)
+
+
+def test_parse_choice():
+    assert parse_choice("3\n", 5) == ("choose", 2)
+    assert parse_choice(" 1 ", 1) == ("choose", 0)
+    for bad, msg in [
+        ("", "empty input"),
+        ("   \n", "empty input"),
+        ("abc", "'abc' is not a choice"),
+        ("0", "0 is out of range"),
+        ("6", "6 is out of range"),
+        ("-2", "-2 is out of range"),
+        ("save", "save needs a file name"),
+    ]:
+        kind, text = parse_choice(bad, 5)
+        assert kind == "error" and msg in text, (bad, text)
+    assert parse_choice("save a b.json", 5) == ("save", "a b.json")
+    assert parse_choice("quit", 5) == ("quit", None)
+    assert parse_choice("help", 5)[0] == "help" and parse_choice("show", 5)[0] == "show"
+
+
+def test_scripted_game_with_bad_input(tmp_path):
+    game = _game()
+    first_hand = sorted(game.state.hands[1])
+    others = [c for p in (0, 2) for c in game.state.hands[p]]
+    script = "abc\n0\n99\n\n-1\n2\n" + _ones()
+    out = io.StringIO()
+    outcome = run(game, io.StringIO(script), out, out_path=tmp_path / "rec.json")
+    text = out.getvalue()
+    assert outcome.finished and not outcome.quit
+    assert "'abc' is not a choice" in text
+    assert "0 is out of range: choose a number from 1 to" in text
+    assert "99 is out of range" in text and "-1 is out of range" in text
+    assert "empty input" in text
+    # the first valid choice (2) kept the second card of the hand as listed
+    assert f"you (P1 human): keep {NAMES[first_hand[1]]}" in text
+    assert text.count("your hand (P1 human)") >= 5  # the view is drawn at each decision
+    # nothing of the other starting hands before the first decision
+    before = text.split("choose 1-")[0]
+    assert not any(re.search(rf"(?<!\w){NAMES[c]}(?!\w)", before) for c in others)
+    assert "keep a starting card (hidden)" in text
+    assert "Result after" in text and "game record:" in text
+
+    rec = json.loads((tmp_path / "rec.json").read_text())
+    assert rec["type"] == "play" and rec["finished"] and rec["human_seat"] == 1
+    assert rec["seating"] == [OPPONENTS[0], HUMAN, OPPONENTS[1]]
+    assert rec["actions"] == game.state.history and rec["decisions"] == len(rec["actions"])
+    assert rec["ranks"] == game.state.results["ranks"]
+    assert replay_row(rec) == game.state
+    assert final_state(load_record(tmp_path / "rec.json")) == game.state
+    assert replay(GameConfig.from_dict(rec["config"]), 5, rec["actions"]) == game.state
+
+
+def test_save_and_load_mid_game_continue_like_an_unbroken_game(tmp_path):
+    # an unbroken game: always the first choice
+    whole = _game(seed=11)
+    assert run(whole, io.StringIO(_ones()), io.StringIO()).finished
+
+    # the same game, saved after 7 of the human's decisions, quit, loaded, finished
+    save = tmp_path / "sub" / "save.json"
+    game = _game(seed=11)
+    out = io.StringIO()
+    script = _ones(7) + f"save {save}\n" + "quit\n"
+    outcome = run(game, io.StringIO(script), out)
+    assert not outcome.finished and outcome.quit
+    assert f"saved to {save}" in out.getvalue()
+    saved = json.loads(save.read_text())
+    assert saved["type"] == "play" and not saved["finished"] and saved["ranks"] is None
+    mid = list(game.state.history)
+    assert saved["actions"] == mid
+
+    loaded = load_game(save)
+    assert loaded.state == game.state and loaded.human_seat == 1
+    assert loaded.seating == game.seating and loaded.deal_seed == 11
+    out = io.StringIO()
+    outcome = run(loaded, io.StringIO(_ones()), out, out_path=tmp_path / "final.json")
+    assert outcome.finished and f"(resumed after {len(mid)} decisions)" in out.getvalue()
+    assert loaded.state == whole.state  # the bots went on exactly as without the break
+    rec = load_record(tmp_path / "final.json")
+    assert rec["actions"][: len(mid)] == mid
+    assert replay_row(rec) == whole.state
+    assert "Result after" in replay_text(rec, seat=1)
+
+
+def test_end_of_input_and_quit_do_not_write_a_record(tmp_path):
+    game = _game()
+    out = io.StringIO()
+    outcome = run(game, io.StringIO("1\n"), out, out_path=tmp_path / "r.json")
+    assert not outcome.finished and "input ended" in out.getvalue()
+    assert not (tmp_path / "r.json").exists()
+    assert outcome.record["actions"] == game.state.history
+
+
+def test_setup_errors(tmp_path):
+    with pytest.raises(PlayError, match="lists 3 specs but a 3-player game has 2"):
+        new_play(["greedy", "planner", "random"], num_players=3)
+    with pytest.raises(PlayError, match="--seat 4 is not at this table"):
+        new_play(["greedy", "planner"], human_seat=4)
+    with pytest.raises(PlayError, match="unknown player 'nobot'"):
+        new_play(["nobot"], num_players=2)
+    with pytest.raises(PlayError, match="from 2 to 5"):
+        new_play(["greedy"], num_players=6)
+    g = new_play(["greedy"], num_players=4, seed=1)  # one spec fills every seat
+    assert g.seating == [HUMAN, "greedy", "greedy", "greedy"]
+    assert new_play(["random"], seed=2).config.num_players == 2
+
+
+def test_load_errors(tmp_path):
+    with pytest.raises(PlayError, match="no such file"):
+        load_game(tmp_path / "none.json")
+    p = tmp_path / "x.json"
+    p.write_text("not json")
+    with pytest.raises(PlayError, match="not a saved game"):
+        load_game(p)
+    p.write_text(json.dumps({"game": 0, "actions": []}))
+    with pytest.raises(PlayError, match="not a saved `lastwill play` game"):
+        load_game(p)
+    game = _game(seed=3)
+    run(game, io.StringIO(_ones()), io.StringIO())
+    done = save_game(game, tmp_path / "done.json")
+    with pytest.raises(PlayError, match="finished game; watch it with: lastwill replay"):
+        load_game(done)
+
+
+# ---------------------------------------------------------------------------------------------
+# CLI
+
+
+def test_cli_play_then_replay(tmp_path):
+    rec = tmp_path / "game.json"
+    args = ["play", "--seat", "0", "--opponents", "greedy,planner,combiner", "--seed", "8"]
+    res = runner.invoke(app, [*args, "--out", str(rec)], input="x\n\n9999\n" + _ones())
+    assert res.exit_code == 0, res.output
+    assert "'x' is not a choice" in res.stdout and "empty input" in res.stdout
+    assert "9999 is out of range" in res.stdout and "Result after" in res.stdout
+    record = json.loads(rec.read_text())
+    assert record["num_players"] == 4 and record["seating"][0] == HUMAN
+    res = runner.invoke(app, ["replay", str(rec), "--seat", "0"])
+    assert res.exit_code == 0, res.output
+    assert "view: P0 human only" in res.stdout and "Result after" in res.stdout
+
+
+def test_cli_play_save_load(tmp_path):
+    save = tmp_path / "s.json"
+    args = ["play", "--opponents", "greedy", "-n", "2", "--seed", "4", "--seat", "1"]
+    res = runner.invoke(app, args, input=_ones(3) + f"save {save}\nquit\n")
+    assert res.exit_code == 0, res.output
+    assert save.exists() and "quit: the game is not finished" in res.stdout
+    final = tmp_path / "f.json"
+    res = runner.invoke(app, ["play", "--load", str(save), "--out", str(final)], input=_ones())
+    assert res.exit_code == 0, res.output
+    assert "resumed after" in res.stdout and final.exists()
+    res = runner.invoke(app, ["replay", str(save), "--table"])  # a save replays too
+    assert res.exit_code == 0 and "game not finished" in res.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--opponents", "greedy,planner,random", "-n", "3"], "lists 3 specs"),
+        (["--opponents", "nobot"], "unknown player 'nobot'"),
+        (["--seat", "5", "--opponents", "greedy"], "--seat 5 is not at this table"),
+        (["--load", "{tmp}/missing.json"], "no such file"),
+        (["--starting-money", "lots", "--opponents", "greedy"], "lots"),
+    ],
+)
+def test_cli_play_errors(tmp_path, args, message):
+    argv = [a.format(tmp=tmp_path) for a in args]
+    res = runner.invoke(app, ["play", *argv, "--out", str(tmp_path / "o.json")], input="quit\n")
+    assert res.exit_code == 2, res.output
+    assert message in res.stderr and "Traceback" not in res.output
