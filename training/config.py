@@ -49,6 +49,10 @@ class TrainConfig:
     vf_coef: float = 0.5
     net_arch: list[int] = field(default_factory=lambda: [128, 128])
     activation: str = "tanh"  # tanh | relu
+    # behaviour-cloning warm start (training.bc); "" = off
+    bc_teacher: str = ""
+    bc_games: int = 400
+    bc_epochs: int = 4
     # opponent pool
     p_latest: float = 0.5
     p_bots_min: float = 0.2
@@ -138,8 +142,11 @@ class TrainConfig:
             raise bad("bots", "list at least one bot when p_bots_min > 0")
         from agents.registry import PlayerSpecError, make_agent
 
-        for name in ("bots", "eval_bots"):
-            for spec in getattr(self, name):
+        if not isinstance(self.bc_teacher, str):
+            raise bad("bc_teacher", "use a bot name such as planner, or an empty string")
+        for name in ("bots", "eval_bots", "bc_teacher"):
+            specs = getattr(self, name)
+            for spec in [specs] if isinstance(specs, str) and specs else specs or []:
                 try:
                     make_agent(spec)
                 except PlayerSpecError as e:

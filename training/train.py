@@ -1,10 +1,12 @@
 """Self-play training: sb3-contrib MaskablePPO on the single-seat env with an opponent pool.
 
-One policy plays every player count (`num_players` with `player_weights`); the learner's seat is
-drawn per game. Opponents come from the pool (`training.pool`): the latest weights, frozen
-snapshots (PFSP) and a floor of scripted bots. Every `eval_every` steps the current policy
-plays the fixed bot panel through the arena harness on paired deals (the same deal seeds at
-every evaluation), and TensorBoard gets, at the learner's global step:
+With `bc_teacher` set, a fresh run first imitates that scripted bot (`training.bc`); its fit
+is recorded in state.json under "bc". One policy plays every player count (`num_players` with
+`player_weights`); the learner's seat is drawn per game. Opponents come from the pool
+(`training.pool`): the latest weights, frozen snapshots (PFSP) and a floor of scripted bots.
+Every `eval_every` steps the current policy plays the fixed bot panel through the arena
+harness on paired deals (the same deal seeds at every evaluation), and TensorBoard gets, at
+the learner's global step:
 
 - `eval/vs_<bot>/win_rate`, `eval/vs_<bot>/win_rate_lo`, `eval/vs_<bot>/win_rate_hi` (Wilson
   95%), `eval/vs_<bot>/mean_rank` (tables of the learner and `num_players - 1` copies of the bot),
@@ -412,6 +414,17 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                 device="cpu",
                 verbose=0,
             )
+        if not resume and cfg.bc_teacher:
+            from .bc import collect, pretrain
+
+            t0 = time.perf_counter()
+            data = collect(cfg, cfg.bc_games, cfg.seed)
+            state["bc"] = {
+                "teacher": cfg.bc_teacher,
+                **pretrain(model, data, cfg.bc_epochs, cfg.seed),
+                "seconds": round(time.perf_counter() - t0, 1),
+            }
+            del data
         callback = _make_callback(cfg, run, state, registry)
         remaining = cfg.total_steps - model.num_timesteps
         if remaining > 0:

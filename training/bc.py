@@ -1,0 +1,96 @@
+"""Behaviour-cloning warm start: imitate a scripted bot before self-play (`bc_teacher`).
+
+Games are played by scripted bots drawn from `bots` (player counts from the training mix); at
+each table one seat is the teacher (`bc_teacher`, e.g. `planner`). Every teacher decision with
+more than one legal action becomes a sample: the teacher seat's observation (exactly what the
+env gives the learner), its legal-action mask, the action taken, and the seat's discounted final
+reward as the value target. The MaskablePPO policy is then fitted by masked cross-entropy on the
+actions plus a value regression, for `bc_epochs` passes. PPO starts from there.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import numpy as np
+
+from agents.registry import make_agent
+from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
+from lastwill_env.engine import NUM_ACTIONS, GameConfig, new_game, player_view
+from lastwill_env.engine.game import GAME_OVER
+
+from .config import TrainConfig
+
+
+def collect(cfg: TrainConfig, games: int, seed: int) -> dict[str, np.ndarray]:
+    """Teacher demonstrations: observations (float16), masks (bool), actions, value targets."""
+    rng = random.Random(seed)
+    others = [b for b in cfg.bots if b != "random"] or [cfg.bc_teacher]
+    obs_rows: list[np.ndarray] = []
+    masks: list[np.ndarray] = []
+    actions: list[int] = []
+    values: list[float] = []
+    buf = np.zeros(OBS_SIZE, dtype=np.float32)
+    for g in range(games):
+        n = rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+        teacher_seat = rng.randrange(n)
+        specs = [cfg.bc_teacher if p == teacher_seat else rng.choice(others) for p in range(n)]
+        agents = [make_agent(spec, seed=rng.randrange(2**31)) for spec in specs]
+        s = new_game(GameConfig(num_players=n), rng.randrange(2**62))
+        start = len(actions)
+        while s.phase != GAME_OVER:
+            p = s.cur
+            legal = s.legal_actions()
+            a = agents[p].act(player_view(s, p), legal)
+            if p == teacher_seat and len(legal) > 1:
+                obs_rows.append(encode_state(s, p, buf).astype(np.float16))
+                m = np.zeros(NUM_ACTIONS, dtype=bool)
+                m[legal] = True
+                masks.append(m)
+                actions.append(a)
+            s.apply_action(a)
+        final = terminal_rewards(s.results["ranks"], cfg.reward)[teacher_seat]
+        k = len(actions) - start
+        values.extend(final * cfg.gamma ** (k - 1 - i) for i in range(k))
+        del g
+    return {
+        "obs": np.stack(obs_rows),
+        "masks": np.stack(masks),
+        "actions": np.asarray(actions, dtype=np.int64),
+        "values": np.asarray(values, dtype=np.float32),
+    }
+
+
+def pretrain(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int) -> dict[str, float]:
+    """Fit the policy (masked cross-entropy) and value head (MSE) to the demonstrations."""
+    import torch
+
+    policy = model.policy
+    opt = torch.optim.Adam(policy.parameters(), lr=1e-3)
+    n = len(data["actions"])
+    gen = np.random.default_rng(seed)
+    batch = 512
+    stats: dict[str, float] = {}
+    for _ in range(epochs):
+        order = gen.permutation(n)
+        tot_loss = tot_acc = 0.0
+        for i in range(0, n, batch):
+            idx = order[i : i + batch]
+            obs = torch.as_tensor(data["obs"][idx].astype(np.float32))
+            masks = torch.as_tensor(data["masks"][idx])
+            act = torch.as_tensor(data["actions"][idx])
+            target = torch.as_tensor(data["values"][idx])
+            values, log_prob, _ = policy.evaluate_actions(obs, act, action_masks=masks)
+            loss = -log_prob.mean() + 0.5 * torch.nn.functional.mse_loss(values.flatten(), target)
+            opt.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            opt.step()
+            with torch.no_grad():
+                dist = policy.get_distribution(obs, action_masks=masks)
+                pred = dist.distribution.probs.argmax(dim=1)
+                tot_acc += float((pred == act).float().sum())
+            tot_loss += loss.item() * len(idx)
+        stats = {"bc_loss": tot_loss / n, "bc_accuracy": tot_acc / n, "bc_samples": float(n)}
+    return stats
