@@ -283,3 +283,32 @@ def test_shaping_is_potential_based() -> None:
         total += info["shaping"]
     assert total == pytest.approx(-phi0)
     assert phi0 == 0.0 or abs(phi0) < 1.0
+
+
+def test_behaviour_cloning_fits_the_teacher() -> None:
+    """training.bc: demonstrations are the teacher's legal choices; fitting raises accuracy."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    from lastwill_env.single_seat import SingleSeatEnv
+    from training.bc import collect, pretrain
+
+    cfg = TrainConfig(bc_teacher="planner", bots=["greedy"], num_players=[3], player_weights=[1.0])
+    data = collect(cfg, games=6, seed=2)
+    n = len(data["actions"])
+    assert n > 100 and data["obs"].shape == (n, OBS_SIZE) and data["masks"].shape[0] == n
+    assert data["masks"][np.arange(n), data["actions"]].all()  # the teacher played legally
+    assert (data["masks"].sum(axis=1) > 1).all()  # forced moves are left out
+    assert np.all(np.abs(data["values"]) <= 1.0)
+    model = MaskablePPO(
+        "MlpPolicy",
+        SingleSeatEnv(num_players=3),
+        device="cpu",
+        policy_kwargs={"net_arch": [32], "activation_fn": torch.nn.Tanh},
+    )
+    fit = pretrain(model, data, epochs=8, seed=0)
+    assert fit["bc_samples"] == n
+    assert fit["bc_nll"] < fit["bc_nll_before"] - 0.2
+    assert fit["bc_accuracy"] > fit["bc_accuracy_before"] + 0.1
+    with pytest.raises(TrainConfigError, match="bc_teacher"):
+        TrainConfig(bc_teacher="nobody")

@@ -62,8 +62,27 @@ def collect(cfg: TrainConfig, games: int, seed: int) -> dict[str, np.ndarray]:
     }
 
 
+def accuracy(model: Any, data: dict[str, np.ndarray], batch: int = 2048) -> tuple[float, float]:
+    """(share of teacher actions the policy ranks first, mean negative log-likelihood)."""
+    import torch
+
+    policy = model.policy
+    hits = nll = 0.0
+    n = len(data["actions"])
+    with torch.no_grad():
+        for i in range(0, n, batch):
+            obs = torch.as_tensor(data["obs"][i : i + batch].astype(np.float32))
+            masks = torch.as_tensor(data["masks"][i : i + batch])
+            act = torch.as_tensor(data["actions"][i : i + batch])
+            dist = policy.get_distribution(obs, action_masks=masks)
+            hits += float((dist.distribution.probs.argmax(dim=1) == act).float().sum())
+            nll -= float(dist.log_prob(act).sum())
+    return hits / n, nll / n
+
+
 def pretrain(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int) -> dict[str, float]:
-    """Fit the policy (masked cross-entropy) and value head (MSE) to the demonstrations."""
+    """Fit the policy (masked cross-entropy) and value head (MSE) to the demonstrations;
+    returns the fit before and after (accuracy = the teacher's action ranked first)."""
     import torch
 
     policy = model.policy
@@ -71,10 +90,9 @@ def pretrain(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int) ->
     n = len(data["actions"])
     gen = np.random.default_rng(seed)
     batch = 512
-    stats: dict[str, float] = {}
+    acc0, nll0 = accuracy(model, data)
     for _ in range(epochs):
         order = gen.permutation(n)
-        tot_loss = tot_acc = 0.0
         for i in range(0, n, batch):
             idx = order[i : i + batch]
             obs = torch.as_tensor(data["obs"][idx].astype(np.float32))
@@ -87,10 +105,11 @@ def pretrain(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int) ->
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             opt.step()
-            with torch.no_grad():
-                dist = policy.get_distribution(obs, action_masks=masks)
-                pred = dist.distribution.probs.argmax(dim=1)
-                tot_acc += float((pred == act).float().sum())
-            tot_loss += loss.item() * len(idx)
-        stats = {"bc_loss": tot_loss / n, "bc_accuracy": tot_acc / n, "bc_samples": float(n)}
-    return stats
+    acc, nll = accuracy(model, data)
+    return {
+        "bc_samples": float(n),
+        "bc_accuracy_before": acc0,
+        "bc_nll_before": nll0,
+        "bc_accuracy": acc,
+        "bc_nll": nll,
+    }
