@@ -1,99 +1,88 @@
-"""Bot ladder: each scripted bot against three random players, and the bots against each other.
+"""Bot ladder through the arena harness (paired deals, seats rotated, Wilson 95% intervals).
 
-Usage: `PYTHONPATH=. python benchmarks/bot_ladder.py [--games 400] [--players 4] [--workers 2]
-[--mc 0]`. Seats rotate (game g puts the bot on seat g % n). Win rates come with Wilson 95%
-intervals; with n players chance is 1/n. `--mc K` also plays K games of `mc` against 3 randoms.
+    python benchmarks/bot_ladder.py [--games 400] [--players 4] [--workers 2] [--json]
+        [--bots greedy,speculator,planner,combiner] [--extra ppo:agents/policies/reference.zip]
+
+Tables: each bot (and each `--extra` entrant) against `players - 1` random players; each against
+`players - 1` copies of every other bot; and one mixed table of the bots (the first
+`players` of them). Prints one line per table: the first entrant's win rate, Wilson interval,
+mean rank; with `--json`, one JSON object per table.
 """
 
 from __future__ import annotations
 
 import argparse
-import itertools
-import math
-import time
-from multiprocessing import Pool
+import json
+import sys
+from multiprocessing import get_context
+from pathlib import Path
 
-from agents.registry import make_agent
-from lastwill_env.engine import apply_action, legal_actions, new_game, player_view
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-BOTS = ("greedy", "speculator", "planner", "combiner")
-
-
-def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
-    if n == 0:
-        return 0.0, 1.0
-    p = wins / n
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return c - h, c + h
+from agents.arena import Schedule, run_task  # noqa: E402
+from agents.stats import summarize  # noqa: E402
+from lastwill_env.engine import GameConfig  # noqa: E402
 
 
-def play(job: tuple[tuple[str, ...], int]) -> list[int]:
-    """Play one game; return the ranks per seat."""
-    specs, seed = job
-    s = new_game(len(specs), seed)
-    agents = [make_agent(sp, seed * 17 + i) for i, sp in enumerate(specs)]
-    while not s.is_over:
-        legal = legal_actions(s)
-        a = agents[s.cur].act(player_view(s, s.cur), legal)
-        if a not in legal:
-            raise RuntimeError(f"{specs[s.cur]} chose an illegal action {a}")
-        apply_action(s, a)
-    return s.results["ranks"]
+def table(entrants: tuple[str, ...], games: int, seed: int, pool) -> dict:
+    sched = Schedule(entrants=entrants, config=GameConfig(num_players=len(entrants)), seed=seed)
+    tasks = sched.tasks(games)
+    rows = pool.map(run_task, tasks) if pool is not None else [run_task(t) for t in tasks]
+    out = {e["spec"]: e for e in summarize(rows)}
+    head = out[entrants[0]]
+    return {
+        "table": list(entrants),
+        "spec": entrants[0],
+        "games": head["games"],
+        "win_rate": head["win_rate"],
+        "ci_lo": head["ci_lo"],
+        "ci_hi": head["ci_hi"],
+        "chance": head["chance"],
+        "mean_rank": head["mean_rank"],
+        "errors": sum(e["errors"] for e in out.values()),
+        "all": {k: (v["win_rate"], v["ci_lo"], v["ci_hi"], v["mean_rank"]) for k, v in out.items()},
+    }
 
 
-def row(name: str, wins: int, n: int, extra: str = "") -> str:
-    lo, hi = wilson(wins, n)
-    return f"| {name:<11} | {n:5d} | {wins / n:6.1%} | [{lo:5.1%}, {hi:5.1%}] |{extra}"
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--games", type=int, default=400)
-    ap.add_argument("--players", type=int, default=4)
+    ap.add_argument("--players", type=int, default=4, choices=range(2, 6))
     ap.add_argument("--workers", type=int, default=2)
-    ap.add_argument("--mc", type=int, default=0, help="games of mc vs randoms (slow)")
-    args = ap.parse_args()
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--bots", default="greedy,speculator,planner,combiner")
+    ap.add_argument("--extra", action="append", default=[], help="more entrants (e.g. ppo:PATH)")
+    ap.add_argument("--skip-random", action="store_true", help="no tables against random")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args(argv)
+    bots = [b for b in args.bots.split(",") if b]
     n = args.players
-    t0 = time.time()
-    with Pool(args.workers) as pool:
-        print(f"## Each bot vs {n - 1} random players ({args.games} games, seats rotate)")
-        print("| bot | games | win rate | Wilson 95% |")
-        print("|---|---|---|---|")
-        lineup = list(BOTS) + (["mc"] if args.mc else [])
-        for bot in lineup:
-            games = args.mc if bot == "mc" else args.games
-            jobs = []
-            for g in range(games):
-                specs = ["random"] * n
-                specs[g % n] = bot
-                jobs.append((tuple(specs), 1000 + g))
-            ranks = pool.map(play, jobs)
-            wins = sum(1 for g, r in enumerate(ranks) if r[g % n] == 1)
-            print(row(bot, wins, games), flush=True)
-        print()
-        print(f"## Bots only ({args.games} games, {n} seats, every seating order in turn)")
-        bots = list(BOTS)
-        orders = list(itertools.permutations(range(len(bots)), n))
-        jobs = [
-            (tuple(bots[i] for i in orders[g % len(orders)]), 5000 + g) for g in range(args.games)
-        ]
-        ranks = pool.map(play, jobs)
-        wins = dict.fromkeys(bots, 0)
-        seated = dict.fromkeys(bots, 0)
-        rank_sum = dict.fromkeys(bots, 0)
-        for (specs, _), r in zip(jobs, ranks, strict=True):
-            for seat, b in enumerate(specs):
-                seated[b] += 1
-                rank_sum[b] += r[seat]
-                wins[b] += r[seat] == 1
-        print("| bot | games | win rate | Wilson 95% | mean rank |")
-        print("|---|---|---|---|---|")
-        for b in bots:
-            print(row(b, wins[b], seated[b], f" {rank_sum[b] / seated[b]:.2f} |"))
-    print(f"\n({time.time() - t0:.0f} s)")
+    tables: list[tuple[str, ...]] = []
+    for me in [*args.extra, *bots]:
+        if not args.skip_random:
+            tables.append((me, *["random"] * (n - 1)))
+        tables += [(me, *[b] * (n - 1)) for b in bots if b != me]
+    if len(bots) >= n:
+        tables.append(tuple(bots[:n]))
+    pool = get_context("spawn").Pool(args.workers) if args.workers > 1 else None
+    try:
+        for t in tables:
+            res = table(t, args.games, args.seed, pool)
+            if args.json:
+                print(json.dumps(res), flush=True)
+            else:
+                vs = "mixed" if len(set(t)) > 2 else f"vs {n - 1}x {t[1]}"
+                print(
+                    f"{res['spec']:<40} {vs:<18} games {res['games']:>5}  win "
+                    f"{res['win_rate']:6.1%} [{res['ci_lo']:6.1%}, {res['ci_hi']:6.1%}]  "
+                    f"mean rank {res['mean_rank']:.2f}  errors {res['errors']}",
+                    flush=True,
+                )
+    finally:
+        if pool is not None:
+            pool.close()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())
