@@ -11,10 +11,11 @@ Everything here returns text, so tests can read it; ``lastwill replay`` prints i
   (``game=N`` picks the row whose ``game`` is ``N``). Problems raise :class:`ReplayError` with
   a message meant for the user.
 - :func:`iter_steps` yields every decision with the state *before* it.
-- :func:`render_view` draws the table from a :class:`~lastwill_env.engine.PlayerView` only, so a
-  seat's picture can never show another seat's hand; :func:`render_table` adds every hand.
-- :func:`describe_step` names a decision; seen from another seat, the card a player keeps from
-  its starting six is hidden (RULES.md §10), every other decision is public.
+- the pictures come from :mod:`lastwill_env.engine.text` (shared with the env's rendering):
+  :func:`render_view` draws the table from a :class:`~lastwill_env.engine.PlayerView` only, so
+  a seat's picture can never show another seat's hand; :func:`render_table` adds every hand;
+  :func:`describe_step` names a decision, hiding from other seats which starting cards a
+  player keeps (RULES.md §10).
 - :func:`replay_text` is the compact listing (one line per decision, the last picture and the
   results); :func:`step_text` is one page of the ``--step`` pager; :func:`page` runs the pager
   over injectable input and output streams.
@@ -31,26 +32,25 @@ from typing import Any, TextIO
 
 from lastwill_env.engine import (
     CATALOGUE,
-    COMPANIONS,
-    DECKS,
     GAME_OVER,
     PHASE_NAMES,
-    PROPERTY_TYPES,
     ConfigError,
     GameConfig,
     GameState,
     IllegalActionError,
-    PlayerView,
     apply_action,
-    decode,
-    describe_action,
-    legal_actions,
     new_game,
     player_view,
 )
+from lastwill_env.engine.text import (  # noqa: F401 - part of the replay API
+    _names,
+    describe_step,
+    render_seat,
+    render_table,
+    render_view,
+)
 
 CARDS = CATALOGUE.cards
-TURN_PHASES = range(7, 13)  # action turn .. breeders fair: the acting player's actions matter
 
 
 class ReplayError(ValueError):
@@ -224,142 +224,6 @@ def round_starts(record: dict[str, Any]) -> dict[int, int]:
 
 # ---------------------------------------------------------------------------------------------
 # Text
-
-
-def describe_step(action: int, seat: int, viewer: int | None = None) -> str:
-    """The decision's name; seen by another seat (``viewer``), a kept starting card is hidden."""
-    kind, _ = decode(action)
-    if viewer is not None and seat != viewer and kind == "keep":
-        return "keep a starting card (hidden)"
-    return describe_action(action)
-
-
-def _card(view: PlayerView, c: int) -> str:
-    spec = CARDS[c]
-    bits = []
-    if spec.category == "property":
-        bits.append(f"value {spec.values[view.value_step[c]]}")
-    if spec.slots:
-        bits.append(f"tokens {view.filled_slots[c]}/{len(spec.slots)}")
-    if view.used[c]:
-        bits.append("used")
-    return f"{spec.name}({', '.join(bits)})" if bits else spec.name
-
-
-def _names(cards: Sequence[int]) -> str:
-    return ", ".join(CARDS[c].name for c in cards) or "-"
-
-
-def render_view(
-    view: PlayerView,
-    viewer: int,
-    names: Sequence[str] | None = None,
-    legal: Sequence[int] | None = None,
-    hands: Sequence[Sequence[int]] | None = None,
-) -> str:
-    """A text picture of the table drawn from ``view`` (the view of absolute seat ``viewer``).
-
-    Only the view is read, so nothing hidden from that seat can appear; ``hands`` (absolute
-    seats) adds every hand for a whole-table picture, ``legal`` numbers the viewer's choices.
-    """
-    n = view.num_players
-    names = list(names) if names is not None else [f"P{s}" for s in range(n)]
-
-    def who(rel: int) -> str:
-        return names[(viewer + rel) % n]
-
-    over = view.phase == GAME_OVER
-    head = f"Round {view.round}{' (final round)' if view.final_round else ''}"
-    if over:
-        head += " - game over"
-    else:
-        head += f" - {PHASE_NAMES[view.phase]} - {who(view.to_act)} to act"
-    head += f" - start player {who(view.start_player)}"
-    lines = [head]
-    mods = " ".join(f"{PROPERTY_TYPES[t]} {m:+d}" for t, m in enumerate(view.modifiers))
-    toks = " ".join(f"{COMPANIONS[t]} {k}" for t, k in enumerate(view.tokens))
-    lines.append(f"market: {mods} | token supply: {toks}")
-    decks = " ".join(f"{DECKS[d]} {k}" for d, k in enumerate(view.deck_sizes))
-    lines.append(
-        f"decks: {decks} special {view.special_deck_size} | jokers {view.jokers_in_supply} | "
-        f"extensions left {view.extensions_left}"
-    )
-    offer = []
-    for i, c in enumerate(view.offer):
-        name = CARDS[c].name if c >= 0 else "-"
-        taken = view.offer_taken_by[i]
-        offer.append(f"{i + 1}:{name}{f' [{who(taken)}]' if taken >= 0 else ''}")
-    lines.append("offer: " + (" ".join(offer) or "-"))
-    disc = []
-    for d in range(4):
-        if view.discards[d] or view.hidden_discards[d]:
-            hidden = f" (+{view.hidden_discards[d]} face down)" if view.hidden_discards[d] else ""
-            disc.append(f"{DECKS[d]}: {_names(view.discards[d])}{hidden}")
-    if disc:
-        lines.append("discards: " + "; ".join(disc))
-    taken = []
-    if view.market_used:
-        taken.append("market")
-    if view.opera_used:
-        taken.append("opera")
-    if view.extension_errands:
-        taken.append(f"extension x{view.extension_errands}")
-    if view.blocked_plans:
-        taken.append("blocked plans " + ",".join(str(p + 1) for p in view.blocked_plans))
-    if taken:
-        lines.append("taken this round: " + ", ".join(taken))
-    plans = CATALOGUE.plans[n]
-    for rel in range(n):
-        seat = (viewer + rel) % n
-        plan = view.plans[rel]
-        plan_txt = f"plan {plan + 1} (order {plans[plan].order})" if plan >= 0 else "no plan"
-        mark = " (you)" if hands is None and rel == 0 else ""
-        lines.append(
-            f"{names[seat]}{mark}: £{view.money[rel]}  hand {view.hand_sizes[rel]}  "
-            f"extensions {view.extensions[rel]}  {plan_txt}  "
-            f"errand boys left {view.errand_boys_left[rel]}"
-        )
-        lines.append("    board: " + (", ".join(_card(view, c) for c in view.boards[rel]) or "-"))
-        if hands is not None:
-            lines.append("    hand: " + _names(sorted(hands[seat])))
-    if hands is None:
-        lines.append(f"your hand ({names[viewer]}): {_names(view.hand)}")
-        if view.keep_selected:
-            lines.append(f"kept so far: {_names(view.keep_selected)}")
-    pend = []
-    if not over and view.phase in TURN_PHASES:
-        pend.append(f"actions left {view.actions}")
-    if view.resolving >= 0:
-        pend.append(
-            f"resolving {CARDS[view.resolving].name} (spend {view.resolving_spend}, "
-            f"add-on {view.resolving_addon}, steps left {view.resolving_left})"
-        )
-    if view.phase == 3:
-        q = ", ".join(DECKS[d] for d in view.draw_queue) or "-"
-        pend.append(f"blind draw: {view.draws_left} left, chosen so far: {q}")
-    if pend:
-        lines.append("pending: " + "; ".join(pend))
-    if legal is not None:
-        lines.append("legal: " + "; ".join(describe_action(a) for a in legal))
-    return "\n".join(lines)
-
-
-def render_seat(state: GameState, seat: int, names: Sequence[str] | None = None) -> str:
-    """The picture of ``seat``: only its :func:`player_view`; its legal actions when it acts."""
-    view = player_view(state, seat)
-    legal = legal_actions(state) if state.phase != GAME_OVER and state.cur == seat else None
-    return render_view(view, seat, names, legal=legal)
-
-
-def render_table(state: GameState, names: Sequence[str] | None = None) -> str:
-    """The whole table: every hand, and the legal actions of the seat to act."""
-    view = player_view(state, 0)
-    legal = legal_actions(state) if state.phase != GAME_OVER else None
-    text = render_view(view, 0, names, legal=legal, hands=state.hands)
-    if state.keep_sel and state.phase != GAME_OVER:
-        nm = names[state.cur] if names is not None else f"P{state.cur}"
-        text += f"\nkept so far by {nm}: {_names(sorted(state.keep_sel))}"
-    return text
 
 
 def render_results(state: GameState, names: Sequence[str] | None = None) -> str:

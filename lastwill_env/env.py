@@ -133,20 +133,16 @@ from .encoding import (
 )
 from .engine import (
     CATALOGUE,
-    COMPANIONS,
-    DECKS,
     NUM_ACTIONS,
-    PHASE_NAMES,
-    PROPERTY_TYPES,
     GameState,
     IllegalActionError,
     describe_action,
     make_config,
     new_game,
-    player_view,
 )
 from .engine.config import ConfigError
 from .engine.game import GAME_OVER
+from .engine.text import render_seat
 
 ENV_NAME = "lastwill_v0"
 ENV_VERSION = 0
@@ -350,94 +346,14 @@ class raw_env(AECEnv, EzPickle):
         pass
 
 
-def _card_text(s: GameState, c: int) -> str:
-    spec = _CARDS[c]
-    bits = []
-    if spec.category == "property":
-        bits.append(f"value {spec.values[s.step[c]]}")
-    if spec.slots:
-        bits.append(f"tokens {s.filled[c]}/{len(spec.slots)}")
-    if s.used[c]:
-        bits.append("used")
-    return f"{spec.name}({', '.join(bits)})" if bits else spec.name
-
-
 def render_text(s: GameState) -> str:
-    """A readable text picture of the table, seen by the acting seat (or seat 0 at the end)."""
-    n = s.n
+    """A readable text picture of the table, seen by the acting seat (seat 0 at the end):
+    only that seat's view is drawn (`lastwill_env.engine.text`), with its legal actions."""
     over = s.phase == GAME_OVER
     seat = 0 if over else s.cur
-    v = player_view(s, seat)
-    plans = CATALOGUE.plans[n]
-    lines = [
-        f"Last Will, {n} players, round {s.round}{' (final)' if s.final else ''}, "
-        f"{'game over' if over else f'waiting for player_{seat}: {PHASE_NAMES[s.phase]}'}; "
-        f"start player player_{s.start}"
-    ]
-    mods = " ".join(f"{PROPERTY_TYPES[t]} {m:+d}" for t, m in enumerate(s.mods))
-    toks = " ".join(f"{COMPANIONS[t]} {k}" for t, k in enumerate(s.tokens))
-    decks = " ".join(f"{DECKS[d]} {len(s.decks[d])}" for d in range(4))
-    lines.append(f"market: {mods} | token supply: {toks}")
-    lines.append(
-        f"decks: {decks} special {len(s.special)} | jokers {len(s.jokers)} | "
-        f"extensions left {s.ext_left}"
-    )
-    offer = []
-    for i, c in enumerate(s.offer):
-        name = _CARDS[c].name if c >= 0 else "-"
-        taken = f" [player_{s.offer_boy[i]}]" if s.offer_boy[i] >= 0 else ""
-        offer.append(f"{i + 1}:{name}{taken}")
-    lines.append("offer board: " + (" ".join(offer) or "-"))
-    errands = []
-    if s.market_used:
-        errands.append("market")
-    if s.opera_used:
-        errands.append("opera")
-    if s.ext_used:
-        errands.append(f"extension x{s.ext_used}")
-    if s.blocked:
-        errands.append("blocked plans " + ",".join(str(p + 1) for p in s.blocked))
-    if errands:
-        lines.append("taken this round: " + ", ".join(errands))
-    for p in range(n):
-        plan = s.plans[p]
-        plan_txt = f"plan {plan + 1} (order {plans[plan].order})" if plan >= 0 else "no plan"
-        marks = []
-        if p == seat and not over:
-            marks.append("to act")
-        if p == s.start:
-            marks.append("start")
-        boys = v.errand_boys_left[(p - seat) % n]
-        lines.append(
-            f"player_{p}{' [' + ', '.join(marks) + ']' if marks else ''}: "
-            f"£{s.money[p]}  hand {len(s.hands[p])}  extensions {s.ext[p]}  {plan_txt}  "
-            f"errand boys left {boys}"
-        )
-        board = ", ".join(_card_text(s, c) for c in s.boards[p]) or "-"
-        lines.append(f"    board: {board}")
-    if not over:
-        hand = ", ".join(_CARDS[c].name for c in sorted(s.hands[seat])) or "-"
-        lines.append(f"hand of player_{seat}: {hand}")
-        pend = []
-        if s.phase in (7, 8, 9, 10, 11, 12):
-            pend.append(f"actions left {s.actions}")
-        if s.resolving >= 0:
-            pend.append(
-                f"resolving {_CARDS[s.resolving].name} (spend {s.res_spend}, "
-                f"add-on {s.res_addon}, steps left {s.res_left})"
-            )
-        if s.phase == 3:
-            q = ", ".join(DECKS[d] for d in s.draw_queue) or "-"
-            pend.append(f"blind draw: {s.draw_mand} left, chosen so far: {q}")
-        if pend:
-            lines.append("pending: " + "; ".join(pend))
-        legal = s.legal_actions()
-        lines.append("legal: " + "; ".join(f"{a} {describe_action(a)}" for a in legal))
-    else:
-        r = s.results or {}
-        ranks = " ".join(f"player_{p}:{r['ranks'][p]}" for p in range(n)) if r else ""
-        lines.append(f"result: winner player_{r.get('winner')} ({r.get('decided_by')}); {ranks}")
-    return "\n".join(lines)
+    names = [f"player_{p}" for p in range(s.n)]
+    head = f"Last Will, {s.n} players, seen by player_{seat}"
+    return head + "\n" + render_seat(s, seat, names)
 
 
 class _CallableModule(types.ModuleType):

@@ -362,7 +362,7 @@ def test_env_basics_render_state_and_agent_selection():
     assert e.agent_selection == f"player_{e.game.cur}"
     text = e.render()
     assert isinstance(text, str)
-    assert f"player_{e.game.cur} [to act" in text and "£70" in text and "legal:" in text
+    assert f"seen by player_{e.game.cur}" in text and "£70" in text and "legal:" in text
     assert e.state().shape == (STATE_SIZE,) and e.state().dtype == np.float32
     assert e.action_space("player_0").n == NUM_ACTIONS
     assert e.describe_action(0) == "pass"
