@@ -372,12 +372,13 @@ def _row_key(row: dict[str, Any]) -> tuple:
     return (row.get("game"), row.get("deal_seed"), tuple(row.get("seating") or ()))
 
 
-def default_out_path(root: str | os.PathLike = "runs/arena") -> Path:
+def default_out_path(root: str | os.PathLike = "runs/arena", suffix: str = ".jsonl") -> Path:
+    """`root/<date-time><suffix>`, numbered so an existing file is never reused."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = Path(root) / f"{stamp}.jsonl"
+    path = Path(root) / f"{stamp}{suffix}"
     k = 1
     while path.exists():
-        path = Path(root) / f"{stamp}-{k}.jsonl"
+        path = Path(root) / f"{stamp}-{k}{suffix}"
         k += 1
     return path
 

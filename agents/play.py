@@ -49,6 +49,7 @@ from lastwill_env.engine import (
     player_view,
 )
 
+from .arena import default_out_path as arena_out_path
 from .arena import derive_seed
 from .base import BaseAgent
 from .registry import PlayerSpecError, make_agent
@@ -264,13 +265,7 @@ def load_game(path: str | Path) -> PlayGame:
 
 
 def default_out_path(root: str | Path = "runs/play") -> Path:
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    path = Path(root) / f"{stamp}.json"
-    k = 1
-    while path.exists():
-        path = Path(root) / f"{stamp}-{k}.json"
-        k += 1
-    return path
+    return arena_out_path(root, ".json")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -141,7 +141,7 @@ from .engine import (
     new_game,
 )
 from .engine.config import ConfigError
-from .engine.game import GAME_OVER
+from .engine.game import GAME_OVER, as_legal
 from .engine.text import render_seat
 
 ENV_NAME = "lastwill_v0"
@@ -276,15 +276,10 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         s = self.game
-        legal = s.legal_actions()
-        try:
-            a = int(action)
-            ok = a == action and a in legal and not isinstance(action, bool)
-        except (TypeError, ValueError):
-            a, ok = action, False
-        if not ok:
+        a = as_legal(s, action)
+        if a is None:
             if self.illegal_action == "raise":
-                raise IllegalActionError(a if a == action else action, legal, s.phase)
+                raise IllegalActionError(action, s.legal_actions(), s.phase)
             self._penalize(agent, action)
             return
         s.apply_action(a)

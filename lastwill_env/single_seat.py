@@ -54,7 +54,7 @@ from .engine import (
     player_view,
 )
 from .engine.config import MAX_PLAYERS, MIN_PLAYERS, ConfigError
-from .engine.game import GAME_OVER
+from .engine.game import GAME_OVER, as_legal
 
 __all__ = ["SingleSeatEnv", "RandomOpponent", "Opponent"]
 
@@ -241,15 +241,10 @@ class SingleSeatEnv(gym.Env):
             raise RuntimeError("the episode is over; call reset()")
         s = self.game
         seat = self.seat
-        legal = s.legal_actions()
-        try:
-            a = int(action)
-            ok = a == action and a in legal and not isinstance(action, bool)
-        except (TypeError, ValueError):
-            a, ok = action, False
-        if not ok:
+        a = as_legal(s, action)
+        if a is None:
             if self.illegal_action == "raise":
-                raise IllegalActionError(a if a == action else action, legal, s.phase)
+                raise IllegalActionError(action, s.legal_actions(), s.phase)
             self._done = True
             info = self._info(0)
             info["illegal_action"] = action

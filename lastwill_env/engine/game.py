@@ -889,6 +889,22 @@ _LEGAL = (
 # Applying actions
 
 
+def as_legal(s: GameState, action: Any) -> int | None:
+    """`action` as a plain int when it is legal now (numpy integers accepted), else None."""
+    if isinstance(action, bool):
+        return None
+    try:
+        a = int(action)
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if a != action:
+        return None
+    legal = s._legal
+    if legal is None:
+        legal = s._legal = _LEGAL[s.phase](s)
+    return a if a in legal else None
+
+
 def apply_action(s: GameState, action: int) -> None:
     """Apply a legal action in place. An illegal one raises IllegalActionError and changes
     nothing."""
