@@ -40,8 +40,8 @@ def _float_list(text: str | None, name: str) -> list[float] | None:
     help=(
         "Self-play MaskablePPO with an opponent pool, evaluation against a bot panel, "
         "TensorBoard logs and checkpoints. Settings come from defaults, then --config "
-        "(TOML, top level or [train]), then these flags. The run directory layout is described "
-        "in the README ('Training')."
+        "(TOML: top level or a table named train), then these flags. The run directory layout is "
+        "described in the README (Training)."
     ),
 )
 def train_cmd(
