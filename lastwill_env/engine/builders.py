@@ -13,11 +13,11 @@ from .cards import CATALOGUE
 from .config import GameConfig
 from .game import (
     CARDS,
-    DECK_OF,
     K_PROPERTY,
     KIND,
     TURN_PHASE,
     GameState,
+    _discard_card,
     apply_action,
     legal_actions,
     new_game,
@@ -74,13 +74,7 @@ def take_card(s: GameState, c: int) -> None:
 def discard_to_pile(s: GameState, c: int) -> None:
     """Put card c face up on its discard pile (specials go out of the game)."""
     take_card(s, c)
-    d = DECK_OF[c]
-    if d < 4:
-        s.discards[d].append(c)
-    elif d == 5:
-        s.jokers.append(c)
-    else:
-        s.box.append(c)
+    _discard_card(s, c)
 
 
 def set_hand(s: GameState, seat: int, cards: Iterable[str | int]) -> None:
