@@ -312,3 +312,15 @@ def test_behaviour_cloning_fits_the_teacher() -> None:
     assert fit["bc_accuracy"] > fit["bc_accuracy_before"] + 0.1
     with pytest.raises(TrainConfigError, match="bc_teacher"):
         TrainConfig(bc_teacher="nobody")
+
+
+def test_shipped_reference_policy_matches_this_lab_and_plays_legally() -> None:
+    """agents/policies/reference.npz is loadable (same env version, action table and
+    observation layout) and plays legal games at every player count."""
+    root = Path(__file__).resolve().parent.parent
+    path = root / "agents/policies/reference.npz"
+    policy, meta = load_policy(path)  # raises CheckpointMismatchError after an env change
+    assert meta["step"] > 0 and meta["config"]["bc_teacher"] == "planner"
+    for n in (2, 3, 4, 5):
+        row = play_game([f"ppo:{path}"] + ["planner"] * (n - 1), GameConfig(num_players=n), 7)
+        assert row["error"] is None and row["ranks"] is not None
