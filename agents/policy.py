@@ -189,7 +189,7 @@ def _load_policy(path: Path, check: bool) -> tuple[NumpyPolicy, dict[str, Any]]:
     if not path.exists():
         raise CheckpointError(
             f"checkpoint {path} does not exist (expected a .zip or .npz written by "
-            f"`lastwill train`, e.g. agents/policies/reference.zip)"
+            f"`lastwill train`, e.g. agents/policies/reference.npz)"
         )
     if path.suffix not in (".zip", ".npz"):
         raise CheckpointError(f"checkpoint {path} must be a .zip or .npz file")

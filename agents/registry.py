@@ -125,7 +125,7 @@ def _load_builtin() -> None:
         _ppo_agent,
         "a trained MaskablePPO checkpoint (torch is imported only for a .zip without its .npz)",
         "PATH to a .zip/.npz checkpoint with its .json sidecar; append :sample to sample "
-        "instead of arg-max, e.g. ppo:agents/policies/reference.zip",
+        "instead of arg-max, e.g. ppo:agents/policies/reference.npz",
     )
 
 

@@ -1,7 +1,7 @@
 """Bot ladder through the arena harness (paired deals, seats rotated, Wilson 95% intervals).
 
     python benchmarks/bot_ladder.py [--games 400] [--players 4] [--workers 2] [--json]
-        [--bots greedy,speculator,planner,combiner] [--extra ppo:agents/policies/reference.zip]
+        [--bots greedy,speculator,planner,combiner] [--extra ppo:agents/policies/reference.npz]
         [--only-extra] [--skip-random] [--mixed SPEC,SPEC,...] [--ratings]
 
 Tables: each bot (and each `--extra` entrant) against `players - 1` random players; each against
