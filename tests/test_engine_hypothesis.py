@@ -14,6 +14,7 @@ import json
 import random
 
 import pytest
+from engine_checks import check_card_places, check_owners, snapshot  # noqa: E402
 from hypothesis import HealthCheck, event, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import (
@@ -25,10 +26,8 @@ from hypothesis.stateful import (
 )
 
 from lastwill_env.engine import (
-    CATALOGUE,
     MAX_DECISIONS_PER_GAME,
     NUM_ACTIONS,
-    NUM_CARDS,
     NUM_ROUNDS,
     GameState,
     IllegalActionError,
@@ -40,12 +39,6 @@ from lastwill_env.engine import (
     replay,
     results,
 )
-
-_PROPERTY = tuple(c.category == "property" for c in CATALOGUE.cards)
-
-
-def _snapshot(s: GameState) -> dict:
-    return json.loads(json.dumps(s.to_dict()))
 
 
 class EngineMachine(RuleBasedStateMachine):
@@ -95,7 +88,7 @@ class EngineMachine(RuleBasedStateMachine):
         legal = list(legal_actions(self.s))
         if type(a) is not bool and a in legal:
             return
-        before = _snapshot(self.s)
+        before = snapshot(self.s)
         try:
             apply_action(self.s, a)
         except IllegalActionError as e:
@@ -105,7 +98,7 @@ class EngineMachine(RuleBasedStateMachine):
             assert e.legal == legal
         else:
             raise AssertionError(f"illegal action {a!r} was accepted; legal: {legal}")
-        assert _snapshot(self.s) == before, f"illegal action {a!r} changed the state"
+        assert snapshot(self.s) == before, f"illegal action {a!r} changed the state"
         assert legal_actions(self.s) == legal
 
     @rule()
@@ -115,7 +108,7 @@ class EngineMachine(RuleBasedStateMachine):
 
     @rule(i=st.integers(0, 2**16))
     def clone_is_independent(self, i):
-        before = _snapshot(self.s)
+        before = snapshot(self.s)
         c = self.s.clone()
         assert c == self.s
         legal = legal_actions(c)
@@ -129,7 +122,7 @@ class EngineMachine(RuleBasedStateMachine):
         c.ledger.append((0, 1, "x", -1))
         if c.results is not None:
             c.results["money"].append(-1)
-        assert _snapshot(self.s) == before, "mutating a clone changed the original"
+        assert snapshot(self.s) == before, "mutating a clone changed the original"
 
     @rule()
     def json_round_trip_continues(self):
@@ -142,19 +135,7 @@ class EngineMachine(RuleBasedStateMachine):
     # -- invariants --------------------------------------------------------------------------
     @invariant()
     def check_cards(self):
-        count = [0] * NUM_CARDS
-        s = self.s
-        for pile in (*s.decks, s.special, *s.discards, s.box, s.jokers, *s.hands, *s.boards):
-            for c in pile:
-                count[c] += 1
-        for c in s.offer:
-            if c >= 0:
-                count[c] += 1
-        if s.resolving >= 0:
-            count[s.resolving] += 1
-        assert NUM_CARDS == 140
-        bad = {c: k for c, k in enumerate(count) if k != 1}
-        assert not bad, f"cards not in exactly one place: {bad}"
+        check_card_places(self.s, "hypothesis")
 
     @invariant()
     def check_money(self):
@@ -163,13 +144,7 @@ class EngineMachine(RuleBasedStateMachine):
         for seat, delta, _what, _card in s.ledger:
             total[seat] += delta
         assert total == s.money, f"money {s.money} but ledger gives {total}"
-        for seat in range(s.n):
-            owned = sum(1 for c in s.boards[seat] if _PROPERTY[c])
-            if s.resolving >= 0 and _PROPERTY[s.resolving] and s.cur == seat:
-                owned += 1
-            assert s.nprops[seat] == owned
-            if owned:
-                assert s.money[seat] >= 0, f"property owner {seat} has £{s.money[seat]}"
+        check_owners(s, "hypothesis")
 
     @invariant()
     def check_progress(self):
