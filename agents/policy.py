@@ -9,7 +9,11 @@ converts it. Actions are always masked to the legal set: deterministic (arg-max)
 sampled (`ppo:PATH:sample`).
 
 Loading a checkpoint made for another env version, action table or observation layout fails
-with `CheckpointMismatchError`, which says what differs.
+with `CheckpointMismatchError`, which says what differs. Every load also checks the files
+themselves (`CheckpointError` otherwise): the sidecar must be a JSON object; each companion it
+lists under `"files"` (sizes and sha256, written last by the trainer, `agents.safeio`) must
+match, so a checkpoint replaced part-way is refused; the weights must be readable arrays of the
+right shapes and finite (a policy holding NaN or infinity is refused, not played).
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from lastwill_env.encoding import OBS_SIZE, encode_observation
 from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
 from .base import BaseAgent
+from .safeio import BundleError, bundle_base, verify_bundle, write_with
 
 
 class CheckpointError(ValueError):
@@ -54,14 +59,30 @@ def sidecar_path(path: str | Path) -> Path:
 def read_sidecar(path: str | Path) -> dict[str, Any]:
     side = sidecar_path(path)
     try:
-        return json.loads(side.read_text())
+        meta = json.loads(side.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CheckpointError(
             f"checkpoint {path} has no sidecar {side.name} (env version, action-table hash); "
             f"checkpoints are written by `lastwill train`"
         ) from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"cannot read checkpoint sidecar {side}: {e}") from e
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise CheckpointError(
+            f"cannot read checkpoint sidecar {side}: {e}; the sidecar is damaged"
+        ) from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(
+            f"checkpoint sidecar {side} holds a JSON {type(meta).__name__}, not an object; "
+            f"it is damaged or not a sidecar written by `lastwill train`"
+        )
+    return meta
+
+
+def verify_files(path: str | Path, meta: dict[str, Any]) -> None:
+    """The checkpoint's companions match the sizes and digests its sidecar records."""
+    try:
+        verify_bundle(bundle_base(path), meta)
+    except (BundleError, OSError) as e:
+        raise CheckpointError(str(e)) from None
 
 
 def check_compatible(meta: dict[str, Any], where: str) -> None:
@@ -88,6 +109,23 @@ class NumpyPolicy:
             raise CheckpointError(f"unsupported activation {activation!r}; known: tanh, relu")
         if len(weights) != len(biases) or not weights:
             raise CheckpointError("policy weights and biases do not match")
+        for i, (w, b) in enumerate(zip(weights, biases, strict=True)):
+            w, b = np.asarray(w), np.asarray(b)
+            if w.ndim != 2 or b.shape != (w.shape[0],):
+                raise CheckpointError(
+                    f"policy layer {i} has weights of shape {w.shape} and biases of shape "
+                    f"{b.shape}; expected (out, in) and (out,)"
+                )
+            if i and w.shape[1] != np.asarray(weights[i - 1]).shape[0]:
+                raise CheckpointError(
+                    f"policy layer {i} takes {w.shape[1]} inputs but layer {i - 1} gives "
+                    f"{np.asarray(weights[i - 1]).shape[0]}"
+                )
+            if not (np.isfinite(w).all() and np.isfinite(b).all()):
+                raise CheckpointError(
+                    f"policy layer {i} holds NaN or infinite weights; the checkpoint is "
+                    f"damaged (or training diverged) and cannot be played"
+                )
         if weights[0].shape[1] != OBS_SIZE or weights[-1].shape[0] != NUM_ACTIONS:
             raise CheckpointMismatchError(
                 f"policy maps {weights[0].shape[1]} inputs to {weights[-1].shape[0]} actions; "
@@ -120,13 +158,15 @@ class NumpyPolicy:
     def from_state(cls, st: dict[str, Any]) -> NumpyPolicy:
         return cls(st["weights"], st["biases"], st["activation"])
 
-    def save_npz(self, path: str | Path) -> None:
+    def write_npz(self, path: str | Path) -> None:
+        """Write the arrays to exactly `path` (a `.npz` name); see `save_npz`."""
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)}
         arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
-        path = Path(path)
-        tmp = path.with_name(path.stem + ".tmp.npz")
-        np.savez(tmp, activation=np.array(self.activation), **arrays)
-        tmp.replace(path)
+        np.savez(Path(path), activation=np.array(self.activation), **arrays)
+
+    def save_npz(self, path: str | Path) -> None:
+        """Write the arrays to `path` atomically (a temporary name, fsync, rename)."""
+        write_with(path, self.write_npz)
 
     @classmethod
     def load_npz(cls, path: str | Path) -> NumpyPolicy:
@@ -138,10 +178,13 @@ class NumpyPolicy:
                     [z[f"b{i}"] for i in range(k)],
                     str(z["activation"]),
                 )
-        except (OSError, KeyError, ValueError) as e:
-            if isinstance(e, CheckpointError):
-                raise
-            raise CheckpointError(f"cannot read policy weights {path}: {e}") from e
+        except CheckpointError:
+            raise
+        except Exception as e:  # noqa: BLE001 - empty, truncated or foreign files alike
+            raise CheckpointError(
+                f"cannot read policy weights {path}: {type(e).__name__}: {e or 'no data'}; "
+                f"the file is damaged or not a .npz written by `lastwill train`"
+            ) from None
 
     def logits(self, obs: np.ndarray) -> np.ndarray:
         x = obs
@@ -196,6 +239,7 @@ def _load_policy(path: Path, check: bool) -> tuple[NumpyPolicy, dict[str, Any]]:
     meta = read_sidecar(path)
     if check:
         check_compatible(meta, str(path))
+    verify_files(path, meta)
     npz = path.with_suffix(".npz")
     if npz.exists():
         return NumpyPolicy.load_npz(npz), meta
