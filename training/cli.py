@@ -63,11 +63,16 @@ def train_cmd(
     checkpoint_every: Annotated[int | None, typer.Option(help="steps between checkpoints")] = None,
     snapshot_every: Annotated[int | None, typer.Option(help="steps between pool snapshots")] = None,
     resume: Annotated[
-        bool, typer.Option("--resume", help="continue the run in --run-dir where it stopped")
+        bool,
+        typer.Option(
+            "--resume",
+            help="continue the run in --run-dir where it stopped, with its own settings "
+            "(only --total-steps may change; other settings that differ are refused)",
+        ),
     ] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
 ) -> None:
-    from .config import TrainConfigError, load_config
+    from .config import TrainConfigError, load_config, read_config_file
     from .train import TrainError, resume_config, train
 
     overrides = {
@@ -87,11 +92,15 @@ def train_cmd(
         if resume:
             if run_dir is None:
                 fail("--resume needs --run-dir (the run to continue)")
-            cfg = resume_config(run_dir, total_steps)
-            cfg.progress = progress
+            # a resumed run keeps its settings: any other setting given must equal the run's
+            given = read_config_file(config) if config is not None else {}
+            given.update({k: v for k, v in overrides.items() if v is not None})
+            given.pop("total_steps", None)
+            given["progress"] = progress
+            cfg = resume_config(run_dir, total_steps, given=given)
         else:
             cfg = load_config(config, **overrides)
-        state = train(cfg, resume=resume)
+        state = train(cfg, resume=resume, notify=note)
     except (TrainConfigError, TrainError) as e:
         fail(str(e))
     best = state.get("best")
