@@ -17,8 +17,13 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy import CheckpointError, NumpyPolicy, check_compatible, env_signature
-from agents.policy import read_sidecar
+from agents.policy import (
+    CheckpointError,
+    NumpyPolicy,
+    check_compatible,
+    env_signature,
+    read_sidecar,
+)
 
 from .allseat import Rollout, build_model, flatten, make_optimizer, ppo_update
 from .config import TrainConfig
