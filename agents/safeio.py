@@ -257,7 +257,7 @@ def file_digest(path: str | os.PathLike) -> dict[str, Any]:
 def bundle_base(path: str | os.PathLike) -> Path:
     """`run/best.zip`, `run/best.npz`, `run/best.json` and `run/best` all name `run/best`."""
     p = Path(path)
-    return p.with_suffix("") if p.suffix in (".zip", ".npz", ".json") else p
+    return p.with_suffix("") if p.suffix in (".zip", ".npz", ".pt", ".json") else p
 
 
 def write_bundle(

@@ -3,6 +3,7 @@
 A checkpoint `NAME` is a set of companions beside one JSON sidecar:
 
     NAME.zip    the SB3 model (weights, optimizer state, schedule), for resuming
+    NAME.pt     or, from the all-seat trainer, its learner state (`training.allseat_train`)
     NAME.npz    the policy's weights as plain arrays (`agents.policy.NumpyPolicy`), for playing
     NAME.json   the sidecar: env name and version, action-table hash, observation size and
                 action count (`agents.policy.env_signature`), step, seed, configuration, kind,
@@ -52,7 +53,7 @@ __all__ = [
     "save_model_checkpoint",
 ]
 
-SUFFIXES = (".zip", ".npz")
+SUFFIXES = (".zip", ".npz", ".pt")  # SB3 model, policy arrays, all-seat learner state
 
 
 def checkpoint_base(path: str | Path) -> Path:

@@ -51,6 +51,10 @@ def train_cmd(
     run_dir: Annotated[str | None, typer.Option(help="run directory (runs/train/NAME)")] = None,
     total_steps: Annotated[int | None, typer.Option(help="learner steps in total")] = None,
     seed: Annotated[int | None, typer.Option(help="seed of the run")] = None,
+    mode: Annotated[
+        str | None,
+        typer.Option(help="single_seat (SB3, one learner seat per game) or all_seat"),
+    ] = None,
     n_envs: Annotated[int | None, typer.Option(help="env worker processes")] = None,
     num_players: Annotated[
         str | None, typer.Option(help="player counts of the game mix, e.g. 2,3,4,5")
@@ -79,6 +83,7 @@ def train_cmd(
         "run_dir": run_dir,
         "total_steps": total_steps,
         "seed": seed,
+        "mode": mode,
         "n_envs": n_envs,
         "num_players": _int_list(num_players, "num-players"),
         "player_weights": _float_list(player_weights, "player-weights"),
@@ -104,12 +109,13 @@ def train_cmd(
     except (TrainConfigError, TrainError) as e:
         fail(str(e))
     best = state.get("best")
+    best_name = "best.npz" if cfg.mode == "all_seat" else "best.zip"
     note(
         f"run {cfg.run_dir}: {state['step']} steps, last checkpoint "
         f"{Path(cfg.run_dir) / state['checkpoint']}"
     )
     if best:
         note(
-            f"best checkpoint: {Path(cfg.run_dir) / 'best.zip'} (step {best['step']}, "
+            f"best checkpoint: {Path(cfg.run_dir) / best_name} (step {best['step']}, "
             f"mean win rate vs panel {best['mean_win_rate']:.3f})"
         )

@@ -31,6 +31,7 @@ MAX_INT = 2**31 - 1
 POSITIVE_INTS = (
     "total_steps",
     "n_envs",
+    "n_games",
     "n_steps",
     "n_epochs",
     "bc_games",
@@ -48,6 +49,7 @@ HINTS = {
     "bc_epochs": '; a warm start needs at least one epoch (bc_teacher = "" turns it off)',
 }
 CHOICES = {
+    "mode": ("single_seat", "all_seat"),
     "vec_env": ("subproc", "dummy"),
     "reward": ("zero_sum", "rank"),
     "activation": ("tanh", "relu"),
@@ -74,8 +76,14 @@ class TrainConfig:
     run_dir: str = "runs/train/default"
     total_steps: int = 1_000_000
     seed: int = 0
+    # single_seat: sb3-contrib MaskablePPO on SingleSeatEnv (one learner seat per game);
+    # all_seat: every seat the current policy plays learns (training.allseat)
+    mode: str = "single_seat"
     n_envs: int = 2
     vec_env: str = "subproc"  # subproc | dummy
+    n_games: int = 64  # all_seat: games stepped together in the process (batched inference)
+    torch_threads: int = 0  # all_seat: torch threads, 0 = one per core
+    init_policy: str = ""  # all_seat: start the actor from this .npz policy ("" = fresh)
     # game mix (one policy for every player count)
     num_players: list[int] = field(default_factory=lambda: [2, 3, 4, 5])
     player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 2.0, 1.0])
@@ -144,6 +152,10 @@ class TrainConfig:
             raise bad("batch_size", "use an integer of at least 2")
         if not is_int(self.seed) or not 0 <= self.seed <= MAX_INT:
             raise bad("seed", f"use an integer from 0 to {MAX_INT}")
+        if not is_int(self.torch_threads) or not 0 <= self.torch_threads <= 1024:
+            raise bad("torch_threads", "use 0 (one per core) or a positive integer")
+        if not isinstance(self.init_policy, str):
+            raise bad("init_policy", "use the path of a .npz policy, or an empty string")
         for name, choices in CHOICES.items():
             if not isinstance(getattr(self, name), str) or getattr(self, name) not in choices:
                 raise bad(name, "choose " + " or ".join(choices))
@@ -209,7 +221,7 @@ class TrainConfig:
                     make_agent(spec)
                 except PlayerSpecError as e:
                     raise TrainConfigError(f"{name}: {e}") from None
-        if (self.n_steps * self.n_envs) % self.batch_size:
+        if self.mode == "single_seat" and (self.n_steps * self.n_envs) % self.batch_size:
             # SB3 only warns; a truncated minibatch wastes samples, so say it clearly
             raise TrainConfigError(
                 f"batch_size={self.batch_size} must divide n_steps*n_envs="

@@ -151,13 +151,16 @@ def load_state(run: str | Path) -> dict[str, Any]:
     return state
 
 
-def resume_checkpoint(run: str | Path, state: Mapping[str, Any]) -> Path:
-    """The verified `.zip` of the checkpoint a resumed run continues from."""
+def resume_checkpoint(
+    run: str | Path, state: Mapping[str, Any], learner_suffix: str = ".zip"
+) -> Path:
+    """The verified learner file (the SB3 `.zip`, or the all-seat `.pt`) of the checkpoint a
+    resumed run continues from."""
     run = Path(run)
     if not state.get("checkpoint"):
         raise TrainError(f"{run} has no checkpoint yet; start it again without --resume")
     base = checkpoint_base(run / state["checkpoint"])
-    zip_path = base.with_name(base.name + ".zip")
+    zip_path = base.with_name(base.name + learner_suffix)
     if not zip_path.is_file():
         raise TrainError(
             f"{run / STATE} names the checkpoint {state['checkpoint']}, but {zip_path} does "

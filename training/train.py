@@ -295,6 +295,10 @@ def train(
     with `resume_config`); returns the final state dict. The run directory and, on resume,
     its state, pool and checkpoint are checked before anything starts; `notify` gets notes
     (a repaired `best.*`), printed to stderr by default."""
+    if cfg.mode == "all_seat":
+        from .allseat_train import train_all_seat
+
+        return train_all_seat(cfg, resume, notify)
     run = Path(cfg.run_dir)
     say = notify or (lambda text: print(text, file=sys.stderr))
     if resume:

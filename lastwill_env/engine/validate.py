@@ -11,8 +11,8 @@ Two layers, each a table, so a new state field is one entry in each:
   (§5), companion tokens and extension tiles conserved, money agreeing with the ledger and the
   starting money (§3, §9), cards off the boards carrying no value steps, tokens or privileges,
   the pending decision agreeing with the state (whose turn it is in which sequence, the card
-  being resolved), the results being those of the final state, and a legal action existing
-  before the end.
+  being resolved or used), the publicly known hand cards (§10) being in those hands, the
+  results being those of the final state, and a legal action existing before the end.
 
 A problem raises `StateError` (a `ValueError`) that names the field: "game state field
 'money': ...".
@@ -49,6 +49,7 @@ from .game import (
     NUM_CARDS,
     NUM_PHASES,
     NUM_ROUNDS,
+    OPTION_PHASE,
     PHASE_NAMES,
     PLAN_PHASE,
     ROOM_PHASE,
@@ -242,6 +243,8 @@ FIELDS: dict[str, Check] = {
     "actions": _ANY_INT,
     "turn_i": _NONNEG,
     "resolving": card(allow_none=True),
+    "using": card(allow_none=True),
+    "known": per_seat(_CARDS),
     "res_spend": _NONNEG,
     "res_addon": _NONNEG,
     "res_left": integer(0, 3),
@@ -483,10 +486,24 @@ def _phase(s: GameState) -> str | None:
             return f"'{name}' but the board of seat {s.cur} has room"
     elif c >= 0:
         return f"card {c} ({CARDS[c].name}) is being played during '{name}'"
+    u = s.using
+    if (ph == OPTION_PHASE) != (u >= 0):
+        return f"'{name}' with card {u} being used"
+    if u >= 0 and (u not in s.boards[s.cur] or s.used[u]):
+        return f"card {u} ({CARDS[u].name}) is being used but is not an unused card of seat {s.cur}"
     if ph in (WILD_PHASE, BREED_PHASE) and s.res_left < 1:
         return f"'{name}' with no steps left"
     if ph == GAME_OVER and any(x >= 0 for x in s.offer):
         return "cards are left on the offer board after the game"
+    return None
+
+
+def _known(s: GameState) -> str | None:
+    """§10: the cards recorded as publicly known in a hand are in that hand."""
+    for p in range(s.n):
+        k = s.known[p]
+        if len(set(k)) != len(k) or any(c not in s.hands[p] for c in k):
+            return f"seat {p}: known cards {k} are not all in its hand"
     return None
 
 
@@ -531,6 +548,7 @@ RELATIONS: list[tuple[str, Callable[[GameState], Any]]] = [
     ("plans", _plan_spaces),
     ("blocked", _blocked),
     ("order", _order),
+    ("known", _known),
     ("phase", _phase),
     ("results", _results_match),
     ("phase", _legal),

@@ -1,0 +1,347 @@
+"""The all-seat training loop (`mode = "all_seat"`): rollout, masked PPO update, pool,
+evaluation, checkpoints and resume, with the same run directory, checkpoint files, TensorBoard
+tags and `state.json` schedule as the single-seat SB3 path (`training.train`).
+
+A checkpoint is `step_N.npz` (the actor as dense arrays, what `ppo:PATH` plays) with its JSON
+sidecar `step_N.json` and `step_N.pt` (actor, critic and optimiser state, what `--resume` needs),
+saved, verified and promoted to `best.*` as one unit by `training.checkpoint`; the run
+directory is checked and read by `training.rundir`, as in the single-seat path.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.policy import CheckpointError, NumpyPolicy
+from agents.safeio import write_json
+
+from . import checkpoint as ckpt_io
+from .allseat import Rollout, build_model, flatten, make_optimizer, ppo_update
+from .config import TrainConfig
+from .pool import PoolRegistry, SnapshotInfo
+from .rundir import (
+    TrainError,
+    check_new_run,
+    load_pool,
+    load_state,
+    new_state,
+    resume_checkpoint,
+    write_state,
+)
+from .rundir import rel as _rel
+
+SUFFIXES = (".npz", ".json", ".pt")
+
+
+def _atomic_json(path: Path, data: Any) -> None:
+    write_json(path, data)
+
+
+def save_checkpoint(model, optimizer, path: Path, cfg: TrainConfig, step: int, extra=None):
+    """`path` (.npz) + `.pt` learner state + `.json` sidecar, as one unit
+    (`training.checkpoint.save_checkpoint`: the sidecar with the digests is written last)."""
+    import torch
+
+    path = path.with_suffix(".npz")
+    actor = model.actor_numpy()
+    learner = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step}
+    meta = ckpt_io.checkpoint_meta(
+        step, cfg.seed, cfg.to_dict(), learner="all_seat", **(extra or {})
+    )
+    ckpt_io.save_checkpoint(
+        path, meta, {".npz": actor.write_npz, ".pt": lambda tmp: torch.save(learner, tmp)}
+    )
+    return path
+
+
+def copy_checkpoint(src: Path, dst: Path) -> None:
+    """Copy a checkpoint as one unit (`training.checkpoint.promote_best`)."""
+    ckpt_io.promote_best(src, dst)
+
+
+def _layout(cfg: TrainConfig) -> dict[str, Any]:
+    bots = list(cfg.eval_bots)
+    return {
+        "eval": {
+            "win rate vs bots": ["Multiline", [f"eval/vs_{b}/win_rate$" for b in bots]],
+            "mean rank vs bots": ["Multiline", [f"eval/vs_{b}/mean_rank$" for b in bots]],
+            "win rate with 95% interval": [
+                "Margin",
+                [
+                    f"eval/vs_{bots[0]}/win_rate",
+                    f"eval/vs_{bots[0]}/win_rate_lo",
+                    f"eval/vs_{bots[0]}/win_rate_hi",
+                ],
+            ],
+        }
+    }
+
+
+def train_all_seat(
+    cfg: TrainConfig, resume: bool = False, notify: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Run (or with `resume` continue) an all-seat run in `cfg.run_dir`; returns state.json.
+    The run directory and, on resume, its state, pool and checkpoint are checked first."""
+    run = Path(cfg.run_dir)
+    say = notify or (lambda text: print(text, file=sys.stderr))
+    if resume:
+        state = load_state(run)
+        ckpt = resume_checkpoint(run, state, learner_suffix=".pt")
+        registry = load_pool(run, state, cfg.snapshot_window)
+        try:
+            fixed = ckpt_io.repair_best(run, state.get("best"))
+        except CheckpointError as e:
+            raise TrainError(f"cannot resume {run}: best checkpoint: {e}") from None
+        if fixed:
+            say(f"note: {fixed}")
+    else:
+        check_new_run(run)
+
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    from .train import evaluate
+
+    torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
+    torch.set_flush_denormal(True)
+    model = build_model(cfg, cfg.seed)
+    optimizer = make_optimizer(model, cfg)
+    if resume:
+        try:
+            saved = torch.load(ckpt, weights_only=False)
+            model.load_state_dict(saved["model"])
+            optimizer.load_state_dict(saved["optimizer"])
+        except Exception as e:  # noqa: BLE001 - an unreadable learner state, reported once
+            raise TrainError(
+                f"cannot resume {run}: the learner state {ckpt} cannot be loaded "
+                f"({type(e).__name__}: {e})"
+            ) from None
+        state["config"] = cfg.to_dict()
+    else:
+        run.mkdir(parents=True, exist_ok=True)
+        state = new_state(cfg)
+        registry = PoolRegistry(window=cfg.snapshot_window)
+        if cfg.init_policy:
+            try:
+                model.load_actor_numpy(_load_init(cfg.init_policy))
+            except (CheckpointError, ValueError) as e:
+                raise TrainError(f"init_policy {cfg.init_policy}: {e}") from None
+            state["init_policy"] = cfg.init_policy
+        if cfg.bc_teacher:
+            from types import SimpleNamespace
+
+            from .bc import collect, pretrain
+
+            t0 = time.perf_counter()
+            data = collect(cfg, cfg.bc_games, cfg.seed)
+            fit = pretrain(SimpleNamespace(policy=_BCView(model)), data, cfg.bc_epochs, cfg.seed)
+            state["bc"] = {
+                "teacher": cfg.bc_teacher,
+                **fit,
+                "seconds": round(time.perf_counter() - t0, 1),
+            }
+            del data
+    _atomic_json(run / "config.json", cfg.to_dict())
+
+    step = int(state["step"])
+    writer = SummaryWriter(str(run / "tb" / "PPO_1"))
+    if not resume:
+        writer.add_custom_scalars(_layout(cfg))
+    rollout = Rollout(cfg, seed=cfg.seed * 1_000_003 + step)
+    rng = np.random.default_rng(cfg.seed * 7919 + step)
+    progress = _Progress(cfg, step)
+
+    def push_snapshots() -> None:
+        act = registry.active()
+        pols = {}
+        for s in act:
+            pols[s.id] = rollout.snapshots.get(s.id) or NumpyPolicy.load_npz(
+                (run / s.path).with_suffix(".npz")
+            )
+        rollout.set_snapshots(pols, registry.weights(cfg.pfsp))
+
+    written: set[Path] = set()  # checkpoints saved by this process (a killed run's are redone)
+
+    def save(path: Path, kind: str) -> None:
+        save_checkpoint(model, optimizer, path, cfg, step, {"kind": kind})
+        written.add(path)
+
+    def write_state_at(path: Path) -> None:
+        state["step"] = step
+        state["checkpoint"] = _rel(path, run)
+        write_state(run, state)
+
+    push_snapshots()
+    try:
+        while step < cfg.total_steps:
+            t0 = time.perf_counter()
+            rollout.stats["bot_seconds"] = 0.0
+            trajs, games = rollout.collect(model, cfg.n_steps * cfg.n_envs)
+            t1 = time.perf_counter()
+            if not trajs:
+                raise TrainError("a rollout produced no learner samples")
+            buf = flatten(trajs)
+            n = len(buf["actions"])
+            model.train()
+            upd = ppo_update(model, optimizer, buf, cfg, rng)
+            model.eval()
+            t2 = time.perf_counter()
+            step += n
+            for g in games:
+                for sid, score in g["vs"]:
+                    registry.record(sid, score)
+            invalid = int((~buf["masks"][np.arange(n), buf["actions"]]).sum())
+            state["invalid_actions"] = state.get("invalid_actions", 0) + invalid
+            finals = [t["final"] for t in trajs]
+            log = {
+                "rollout/ep_rew_mean": float(np.mean(finals)),
+                "rollout/learner_win_rate": float(np.mean([g["learner_won"] for g in games])),
+                "rollout/games": float(len(games)),
+                "rollout/invalid_action_rate": invalid / n,
+                "time/sps": n / max(t1 - t0, 1e-9),
+                "time/update_sps": n / max(t2 - t1, 1e-9),
+                "time/fps": n / max(t2 - t0, 1e-9),
+                "time/opponent_share": rollout.stats["bot_seconds"] / max(t1 - t0, 1e-9),
+                "selfplay/pool_size": float(len(registry.active()) + len(cfg.bots) + 1),
+                "selfplay/snapshots": float(len(registry.snapshots)),
+                **{f"train/{k}": v for k, v in upd.items()},
+            }
+            for k, v in log.items():
+                writer.add_scalar(k, v, step)
+            if step >= state["next_snapshot"]:
+                path = run / "snapshots" / f"step_{step}.npz"
+                save(path, "snapshot")
+                milestone = step // cfg.milestone_every > (step - n) // cfg.milestone_every
+                registry.add(SnapshotInfo(f"step_{step}", _rel(path, run), step, milestone))
+                registry.save(run / "pool.json")
+                push_snapshots()
+                state["next_snapshot"] = step + cfg.snapshot_every
+            if step >= state["next_eval"]:
+                path = run / "checkpoints" / f"step_{step}.npz"
+                save(path, "checkpoint")
+                progress.note(step, "evaluating")
+                res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
+                for bot, v in res["vs"].items():
+                    for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
+                        writer.add_scalar(f"eval/vs_{bot}/{k}", v[k], step)
+                writer.add_scalar("eval/mean_win_rate", res["mean_win_rate"], step)
+                writer.add_scalar("rating/openskill_ordinal", res["openskill_ordinal"], step)
+                res["seconds"] = round(time.perf_counter() - t2, 1)
+                state.setdefault("evals", []).append(res)
+                best = state.get("best")
+                if best is None or res["mean_win_rate"] > best["mean_win_rate"]:
+                    copy_checkpoint(path, run / "best.npz")
+                    state["best"] = {
+                        "step": step,
+                        "mean_win_rate": res["mean_win_rate"],
+                        "checkpoint": _rel(path, run),
+                    }
+                registry.save(run / "pool.json")
+                write_state_at(path)
+                state["next_eval"] = step + cfg.eval_every
+            if step >= state["next_checkpoint"]:
+                path = run / "checkpoints" / f"step_{step}.npz"
+                if path not in written:
+                    save(path, "checkpoint")
+                registry.save(run / "pool.json")
+                write_state_at(path)
+                state["next_checkpoint"] = step + cfg.checkpoint_every
+            writer.flush()
+            progress.update(step, state)
+        final = run / "checkpoints" / f"step_{step}.npz"
+        if final not in written and not (resume and _rel(final, run) == state["checkpoint"]):
+            save(final, "checkpoint")
+        registry.save(run / "pool.json")
+        write_state_at(final)
+    finally:
+        writer.close()
+        progress.stop()
+    return state
+
+
+def _load_init(path: str) -> NumpyPolicy:
+    from agents.policy import load_policy
+
+    return load_policy(path)[0]
+
+
+class _BCView:
+    """What `training.bc.pretrain` needs of a policy, over the all-seat network."""
+
+    def __init__(self, model) -> None:
+        self.model = model
+
+    def parameters(self):
+        return self.model.parameters()
+
+    def _batch(self, obs):
+        from .allseat import sparse_batch
+
+        x = obs.numpy()
+        rows = []
+        for r in x:
+            i = np.flatnonzero(r)
+            rows.append((i, r[i]))
+        return sparse_batch(rows)
+
+    def evaluate_actions(self, obs, actions, action_masks):
+        return self.model.evaluate(*self._batch(obs), action_masks, actions)
+
+    def get_distribution(self, obs, action_masks):
+        import torch
+
+        logits, _ = self.model(*self._batch(obs), action_masks)
+
+        class _D:
+            def __init__(self, lg):
+                self.distribution = torch.distributions.Categorical(logits=lg)
+
+            def log_prob(self, a):
+                return self.distribution.log_prob(a)
+
+        return _D(logits)
+
+
+class _Progress:
+    def __init__(self, cfg: TrainConfig, step: int) -> None:
+        self.bar = None
+        if not cfg.progress:
+            return
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
+
+        self.bar = Progress(
+            TextColumn("training (all seats)"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            TextColumn("{task.fields[note]}"),
+        )
+        self.bar.start()
+        self.task = self.bar.add_task("train", total=cfg.total_steps, completed=step, note="")
+
+    def note(self, step: int, text: str) -> None:
+        if self.bar is not None:
+            self.bar.update(self.task, completed=step, note=text)
+
+    def update(self, step: int, state: dict[str, Any]) -> None:
+        if self.bar is not None:
+            best = state.get("best")
+            note = f"best {best['mean_win_rate']:.2f}" if best else ""
+            self.bar.update(self.task, completed=step, note=note)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
