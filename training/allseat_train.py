@@ -68,6 +68,17 @@ def copy_checkpoint(src: Path, dst: Path) -> None:
 
 def _layout(cfg: TrainConfig) -> dict[str, Any]:
     bots = list(cfg.eval_bots)
+    counts = cfg.eval_counts()
+    if len(counts) > 1:
+        return {
+            "eval": {
+                f"{n}p win rate vs bots": [
+                    "Multiline",
+                    [f"eval/{n}p/vs_{b}/win_rate$" for b in bots],
+                ]
+                for n in counts
+            }
+        }
     return {
         "eval": {
             "win rate vs bots": ["Multiline", [f"eval/vs_{b}/win_rate$" for b in bots]],
@@ -107,7 +118,7 @@ def train_all_seat(
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from .train import evaluate
+    from .train import eval_scalars, evaluate
 
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
     torch.set_flush_denormal(True)
@@ -190,7 +201,10 @@ def train_all_seat(
             buf = flatten(trajs)
             n = len(buf["actions"])
             model.train()
-            upd = ppo_update(model, optimizer, buf, cfg, rng)
+            warm = state.get("critic_warmup_done", 0) < cfg.critic_warmup
+            upd = ppo_update(model, optimizer, buf, cfg, rng, policy=not warm)
+            if warm:
+                state["critic_warmup_done"] = state.get("critic_warmup_done", 0) + 1
             model.eval()
             t2 = time.perf_counter()
             step += n
@@ -228,19 +242,17 @@ def train_all_seat(
                 save(path, "checkpoint")
                 progress.note(step, "evaluating")
                 res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
-                for bot, v in res["vs"].items():
-                    for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
-                        writer.add_scalar(f"eval/vs_{bot}/{k}", v[k], step)
-                writer.add_scalar("eval/mean_win_rate", res["mean_win_rate"], step)
-                writer.add_scalar("rating/openskill_ordinal", res["openskill_ordinal"], step)
+                for tag, value in eval_scalars(res, cfg).items():
+                    writer.add_scalar(tag, value, step)
                 res["seconds"] = round(time.perf_counter() - t2, 1)
                 state.setdefault("evals", []).append(res)
                 best = state.get("best")
-                if best is None or res["mean_win_rate"] > best["mean_win_rate"]:
+                if best is None or res["score"] > best["score"]:
                     copy_checkpoint(path, run / "best.npz")
                     state["best"] = {
                         "step": step,
                         "mean_win_rate": res["mean_win_rate"],
+                        "score": res["score"],
                         "checkpoint": _rel(path, run),
                     }
                 registry.save(run / "pool.json")
@@ -253,6 +265,25 @@ def train_all_seat(
                 registry.save(run / "pool.json")
                 write_state_at(path)
                 state["next_checkpoint"] = step + cfg.checkpoint_every
+            if cfg.exploiter_every and step >= state.setdefault(
+                "next_exploiter", cfg.exploiter_every
+            ):
+                progress.note(step, "training an exploiter")
+                path = run / "checkpoints" / f"step_{step}.npz"
+                if path not in written:
+                    save(path, "checkpoint")
+                info = train_exploiter(run, path, cfg, step, rollout.rng)
+                state.setdefault("exploiters", []).append(info)
+                if info["joined"]:
+                    registry.add(
+                        SnapshotInfo(
+                            info["id"], info["checkpoint"], step, milestone=True, kind="exploiter"
+                        )
+                    )
+                    push_snapshots()
+                registry.save(run / "pool.json")
+                write_state_at(path)
+                state["next_exploiter"] = step + cfg.exploiter_every
             writer.flush()
             progress.update(step, state)
         final = run / "checkpoints" / f"step_{step}.npz"
@@ -264,6 +295,49 @@ def train_all_seat(
         writer.close()
         progress.stop()
     return state
+
+
+def train_exploiter(run: Path, main: Path, cfg: TrainConfig, step: int, rng) -> dict[str, Any]:
+    """A main exploiter (AlphaStar's league, in small): a best response to the current policy
+    `main`, started from its weights, trained only against it; it joins the pool when its win
+    rate against `main` on fresh deals is above chance."""
+    from .exploit import exploit
+
+    n = rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+    ex_id = f"exploiter_{step}_{n}p"
+    rep = exploit(
+        f"ppo:{main}",
+        n,
+        cfg.exploiter_steps,
+        run / "exploiters" / ex_id,
+        seed=cfg.seed + step,
+        eval_games=cfg.exploiter_games,
+        train_eval_games=max(cfg.exploiter_games // 4, 8),
+        panel=[],
+        progress=False,
+        overrides={
+            "n_games": cfg.n_games,
+            "n_steps": cfg.n_steps,
+            "n_envs": cfg.n_envs,
+            "batch_size": cfg.batch_size,
+            "n_epochs": cfg.n_epochs,
+            "learning_rate": cfg.learning_rate,
+            "ent_coef": cfg.ent_coef,
+            "torch_threads": cfg.torch_threads,
+        },
+    )
+    br = rep["best_response"]
+    final = Path(br["checkpoint"])
+    return {
+        "id": ex_id,
+        "step": step,
+        "num_players": n,
+        "win_rate": br["win_rate"],
+        "wilson_95": br["wilson_95"],
+        "chance": br["chance"],
+        "joined": (br["win_rate"] or 0.0) > br["chance"] + cfg.exploiter_gate,
+        "checkpoint": _rel(final, run),
+    }
 
 
 def _load_init(path: str) -> NumpyPolicy:

@@ -43,7 +43,10 @@ POSITIVE_INTS = (
     "eval_games",
     "eval_workers",
     "checkpoint_every",
+    "exploiter_steps",
+    "exploiter_games",
 )
+NON_NEGATIVE_INTS = ("critic_warmup", "exploiter_every")  # 0 = off
 HINTS = {
     "bc_games": '; a warm start needs at least one teacher game (bc_teacher = "" turns it off)',
     "bc_epochs": '; a warm start needs at least one epoch (bc_teacher = "" turns it off)',
@@ -67,6 +70,7 @@ NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
     "clip_range": (0.0, True, 1.0, "use a finite number above 0 and at most 1"),
     "p_latest": (0.0, False, 1.0, _UNIT),
     "p_bots_min": (0.0, False, 1.0, _UNIT),
+    "exploiter_gate": (-1.0, False, 1.0, "use a finite number from -1 to 1"),
 }
 
 
@@ -84,6 +88,13 @@ class TrainConfig:
     n_games: int = 64  # all_seat: games stepped together in the process (batched inference)
     torch_threads: int = 0  # all_seat: torch threads, 0 = one per core
     init_policy: str = ""  # all_seat: start the actor from this .npz policy ("" = fresh)
+    critic_warmup: int = 0  # all_seat: first rollouts fit only the critic (policy unchanged)
+    # all_seat league: every exploiter_every steps a best response to the current policy is
+    # trained for exploiter_steps (training.exploit) and joins the pool when it beats it
+    exploiter_every: int = 0  # 0 = no exploiters
+    exploiter_steps: int = 100_000
+    exploiter_games: int = 200  # games that decide whether an exploiter joins the pool
+    exploiter_gate: float = 0.0  # it joins when its win rate exceeds chance + exploiter_gate
     # game mix (one policy for every player count)
     num_players: list[int] = field(default_factory=lambda: [2, 3, 4, 5])
     player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 2.0, 1.0])
@@ -119,7 +130,7 @@ class TrainConfig:
     eval_bots: list[str] = field(
         default_factory=lambda: ["greedy", "speculator", "planner", "combiner"]
     )
-    eval_num_players: int = 4
+    eval_num_players: int | list[int] = 4  # a list evaluates at each count (eval/<n>p/...)
     eval_workers: int = 1
     checkpoint_every: int = 100_000
     progress: bool = True
@@ -152,6 +163,12 @@ class TrainConfig:
             raise bad("batch_size", "use an integer of at least 2")
         if not is_int(self.seed) or not 0 <= self.seed <= MAX_INT:
             raise bad("seed", f"use an integer from 0 to {MAX_INT}")
+        for name in NON_NEGATIVE_INTS:
+            v = getattr(self, name)
+            if not is_int(v) or not 0 <= v <= MAX_INT:
+                raise bad(name, "use 0 (off) or a positive integer")
+        if self.exploiter_every and self.mode != "all_seat":
+            raise bad("exploiter_every", "exploiters need mode = all_seat (or set it to 0)")
         if not is_int(self.torch_threads) or not 0 <= self.torch_threads <= 1024:
             raise bad("torch_threads", "use 0 (one per core) or a positive integer")
         if not isinstance(self.init_policy, str):
@@ -196,8 +213,16 @@ class TrainConfig:
             or any(not is_int(h) or not 1 <= h <= 65536 for h in self.net_arch)
         ):
             raise bad("net_arch", "use a list of positive layer widths, e.g. [128, 128]")
-        if not is_int(self.eval_num_players) or self.eval_num_players not in (2, 3, 4, 5):
-            raise bad("eval_num_players", "choose 2, 3, 4 or 5")
+        enp = self.eval_num_players
+        if isinstance(enp, list):
+            if (
+                not enp
+                or len(set(enp)) != len(enp)
+                or any(not is_int(k) or k not in (2, 3, 4, 5) for k in enp)
+            ):
+                raise bad("eval_num_players", "use 2, 3, 4 or 5, or a list of distinct counts")
+        elif not is_int(enp) or enp not in (2, 3, 4, 5):
+            raise bad("eval_num_players", "choose 2, 3, 4 or 5, or a list such as [2, 3, 4, 5]")
         for name in ("bots", "eval_bots"):
             specs = getattr(self, name)
             if not isinstance(specs, list) or any(
@@ -227,6 +252,11 @@ class TrainConfig:
                 f"batch_size={self.batch_size} must divide n_steps*n_envs="
                 f"{self.n_steps * self.n_envs}"
             )
+
+    def eval_counts(self) -> list[int]:
+        """The evaluation player counts, as a list."""
+        enp = self.eval_num_players
+        return list(enp) if isinstance(enp, list) else [enp]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
