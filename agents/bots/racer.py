@@ -342,16 +342,17 @@ class RacerBot(ScriptedBot):
     def hand_limit(self, v) -> int:
         return HAND_LIMIT + sum(CARDS[c].hand_limit_bonus for c in v.boards[0])
 
-    def carry(self, v, left, final: bool) -> float:
+    def kept(self, v, left, final: bool) -> list[tuple[float, int]]:
+        """(carry value, card) of the leftover cards the hand limit keeps for the next round."""
         if final:
-            return 0.0
-        vals = sorted((self.carry_value(v, c) for c in left), reverse=True)
-        return self.carry_weight * sum(x for x in vals[: self.hand_limit(v)] if x > 0)
+            return []
+        vals = sorted(((self.carry_value(v, c), c) for c in left), reverse=True)
+        return [x for x in vals[: self.hand_limit(v)] if x[0] > 0]
 
     def outlook(self, v, hand, actions: int, final: bool) -> float:
         """This round's spending plus a share of what the leftover hand carries over."""
         value, _, left = self.round_plan(v, hand, actions, final)
-        return value + self.carry(v, left, final)
+        return value + self.carry_weight * sum(x for x, _ in self.kept(v, left, final))
 
     def my_actions(self, v) -> int:
         """Actions of this round's plan (during errands), old friends included."""
@@ -408,9 +409,13 @@ class RacerBot(ScriptedBot):
         acts = plan.actions + sum(CARDS[c].extra_actions for c in v.boards[0])
         extra = sum(CARDS[c].extra_draw_count for c in v.boards[0] if CARDS[c].extra_draw == "any")
         hand = list(v.hand) + [DRAWN] * (plan.cards + extra)
-        value = self.outlook(v, hand, acts, final)
+        value, chosen, left = self.round_plan(v, hand, acts, final)
+        kept = self.kept(v, left, final)
+        value += self.carry_weight * sum(x for x, _ in kept)
         if not final and self.horizon(v) >= 3:
-            value += self.card_bonus * (plan.cards + extra)
+            # blind cards early build the board: those played or kept count
+            used = sum(1 for k in chosen if k[0] == "drawn") + sum(1 for _, c in kept if c == DRAWN)
+            value += self.card_bonus * used
         boys = plan.errand_boys
         value += self.first_boy + (self.second_boy if boys > 1 else 0.0)
         if final:
