@@ -20,7 +20,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-BOTS_DEFAULT = ("random", "greedy", "speculator", "planner", "combiner")
+BOTS_DEFAULT = ("random", "greedy", "speculator", "planner", "combiner", "racer")
 
 
 class TrainConfigError(ValueError):
@@ -128,7 +128,7 @@ class TrainConfig:
     eval_every: int = 100_000
     eval_games: int = 40  # per bot of the panel, rounded up to whole seat rotations
     eval_bots: list[str] = field(
-        default_factory=lambda: ["greedy", "speculator", "planner", "combiner"]
+        default_factory=lambda: ["greedy", "speculator", "planner", "combiner", "racer"]
     )
     eval_num_players: int | list[int] = 4  # a list evaluates at each count (eval/<n>p/...)
     eval_workers: int = 1
