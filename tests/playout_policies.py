@@ -1,8 +1,8 @@
 """Who chooses the actions in the invariant playouts (tests/test_engine_invariants.py).
 
 Uniform random play almost never goes into debt or ends before round 7, so the playouts also
-seat the scripted bots and a debt seeker, which reach RULES.md §5 (debt, bankruptcy), §7 (the
-game ends after the round of a bankruptcy) and the debt branch of §8.
+seat the scripted bots (the racer among them) and a debt seeker, which reach RULES.md §5 (debt,
+bankruptcy), §7 (the game ends after the round of a bankruptcy) and the debt branch of §8.
 
 A chooser is `choose(state, legal) -> action`, built per game by `choosers(policy, ...)`.
 """
@@ -18,7 +18,7 @@ from agents.registry import make_agent
 from lastwill_env.engine import ACTION_TABLE, GameState, player_view
 
 Chooser = Callable[[GameState, list[int]], int]
-BOTS = ("greedy", "speculator", "planner", "combiner")
+BOTS = ("greedy", "speculator", "planner", "combiner", "racer")
 POLICIES = ("random", "bots", "debt")
 
 
@@ -57,7 +57,7 @@ def choosers(policy: str, n: int, game: int, rnd: random.Random) -> list[Chooser
     """One chooser per seat for one game, all seeded from `game` and `rnd`.
 
     - `random`: uniform over the legal actions;
-    - `bots`: the four scripted bots around the table (with a little noise, eps 0.05);
+    - `bots`: the scripted bots around the table, in turn (with a little noise, eps 0.05);
     - `debt`: debt seekers (selling out from round 2 to 5) at every seat in even games, at
       seat 0 against scripted bots in odd ones.
     """
