@@ -440,6 +440,20 @@ def test_saving_never_overwrites_a_file(client, tmp_path) -> None:
     assert first != second and Path(first).exists() and Path(second).exists()
 
 
+def test_a_finished_game_that_cannot_be_written_says_so(tmp_path) -> None:
+    blocker = tmp_path / "not_a_folder"
+    blocker.write_text("x")
+    c = TestClient(create_app(None, save_dir=blocker, allowed_hosts=["testserver"]))
+    snap = c.post("/api/live", json={"seats": ["human", "greedy"], "seed": 8}).json()
+    while not snap["over"]:
+        body = {"action": snap["choices"][0]["action"], "decision": snap["decision"]}
+        snap = c.post(f"/api/live/{snap['id']}/act", json=body).json()
+    assert snap["record"] is None and "not saved" in snap["problems"][-1]
+    r = c.post(f"/api/live/{snap['id']}/save", json={"name": "x.json"})
+    assert r.status_code == 500 and "cannot write" in r.json()["error"]
+    assert blocker.read_text() == "x"
+
+
 # ---------------------------------------------------------------------------------------------
 # Assets and the command
 

@@ -57,8 +57,11 @@ SETUP_KEYS = ("seats", "seed", "starting_money", "board_spaces")
 
 def write_record(game: PlayGame, path: Path) -> Path:
     """Write the game's record to ``path``, which must not exist yet (never overwritten)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
     data = json.dumps(game_record(game), indent=1) + "\n"
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise ViewError(f"cannot write {path}: {e}", status=500) from None
     try:
         with open(path, "x", encoding="utf-8") as f:
             f.write(data)
@@ -115,8 +118,12 @@ class LiveGame:
         if s.phase == GAME_OVER and not self._finished:
             self._finished = True
             finish(g, self.observers)
-            self.record_path = write_record(g, default_out_path(self.save_dir))
-            self.saved.append(str(self.record_path))
+            try:
+                self.record_path = write_record(g, default_out_path(self.save_dir))
+            except ViewError as e:  # the game stands; say so, and let Save try elsewhere
+                self.problems.append(f"the finished game was not saved: {e}")
+            else:
+                self.saved.append(str(self.record_path))
 
     def act(self, action: Any, decision: Any) -> None:
         """The person's move ``action`` at decision number ``decision`` (its index, which

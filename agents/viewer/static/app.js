@@ -299,6 +299,12 @@ function fillLogSelect() {
 }
 
 async function openLog(id, keepFilters) {
+  if (S.log !== id) {  // another log: its games are new
+    S.gameId = null;
+    S.game = null;
+    $("game-view").hidden = true;
+    $("empty-game").hidden = false;
+  }
   S.log = id;
   fillLogSelect();
   const info = S.logs.find((l) => l.id === id);
@@ -547,12 +553,19 @@ async function refreshLogs() {
   fillLogSelect();
 }
 
+async function openFirstGame() {
+  const first = S.games.find((g) => !g.error);
+  if (first) await openGame(first.game);
+}
+
 async function openSaved(path) {
-  const info = await api("/api/logs", {path});
-  await refreshLogs();
-  showTab("replay");
-  await openLog(info.id);
-  await openGame(S.games.length ? S.games[0].game : 0);
+  try {
+    const info = await api("/api/logs", {path});
+    await refreshLogs();
+    showTab("replay");
+    await openLog(info.id);
+    await openFirstGame();
+  } catch (e) { fail(e); }
 }
 
 async function continuePlay() {
@@ -596,7 +609,7 @@ async function main() {
     await loadMeta();
   } catch (e) { fail(e); return; }
   for (const t of document.querySelectorAll("nav .tab")) t.addEventListener("click", () => showTab(t.dataset.tab));
-  $("log-select").addEventListener("change", () => openLog($("log-select").value).catch(fail));
+  $("log-select").addEventListener("change", () => openLog($("log-select").value).then(openFirstGame).catch(fail));
   $("f-entrant").addEventListener("change", () => loadGames().catch(fail));
   $("f-winner").addEventListener("change", () => loadGames().catch(fail));
   $("open-form").addEventListener("submit", async (ev) => {
@@ -605,6 +618,7 @@ async function main() {
       const info = await api("/api/logs", {path: $("open-path").value.trim()});
       await refreshLogs();
       await openLog(info.id);
+      await openFirstGame();
       status(`opened ${info.path}`);
     } catch (e) { fail(e); }
   });
@@ -637,9 +651,8 @@ async function main() {
       else if (/^\d+$/.test(hash.seat || "")) S.seat = Number(hash.seat);
       S.gameId = Number(hash.game);
       await loadGame(Number(hash.k || 0));
-    } else if (S.games.length) {
-      const firstOk = S.games.find((g) => !g.error);
-      if (firstOk) await openGame(firstOk.game);
+    } else {
+      await openFirstGame();
     }
   } catch (e) { fail(e); }
 }
