@@ -87,11 +87,14 @@ def test_frame_money_and_hands_follow_the_engine() -> None:
             view = player_view(state, seat)
             assert [s["money"] for s in fr["seats"]] == state.money
             assert fr["seats"][seat]["hand"] == list(view.hand)
-            # RULES.md §10: no other hand, only its size
+            # RULES.md §10: no other hand, only its size and the offer cards seen going in
             for s in fr["seats"]:
                 if s["seat"] != seat:
                     assert s["hand"] is None
                 assert s["hand_size"] == len(state.hands[s["seat"]])
+                rel = (s["seat"] - seat) % cfg.num_players
+                assert s["known"] == list(view.known_hands[rel])
+                assert set(s["known"]) <= set(state.hands[s["seat"]])
             boards = [[b["card"] for b in s["board"]] for s in fr["seats"]]
             assert boards == state.boards
     final = rep.frame(rep.total, None)

@@ -20,7 +20,7 @@ from agents.arena import read_log
 from agents.replay import load_record
 from agents.viewer.core import GameReplay
 from agents.viewer.server import BackgroundServer, create_app
-from lastwill_env.engine import CATALOGUE, GameConfig, describe_action, replay
+from lastwill_env.engine import CATALOGUE, GameConfig, describe_action, player_view, replay
 from lastwill_env.engine.text import describe_step
 
 pytestmark = pytest.mark.browser
@@ -138,13 +138,17 @@ def test_replay_steps_show_the_engines_money(page, site) -> None:
             want = describe_step(row["actions"][k], rep.seats[k], seat)
             assert page.inner_text("[data-testid=decision-name]") == want
             assert page.inner_text("#pos") == f"decision {k + 1} of {len(row['actions'])}"
-        # only the viewing seat's hand is shown (RULES.md §10)
+        # only the viewing seat's hand is shown (RULES.md §10), and of the others only the
+        # offer cards everyone saw them take
         mine = _cards_in(page, f"#table [data-testid=hand][data-seat='{seat}']")
         assert mine == [NAMES[c] for c in sorted(state.hands[seat])]
+        view = player_view(state, seat)
         for other in range(cfg.num_players):
             if other != seat:
-                hand = page.locator(f"#table [data-testid=hand][data-seat='{other}']")
-                assert "hidden" in hand.inner_text()
+                sel = f"#table [data-testid=hand][data-seat='{other}']"
+                assert "hidden" in page.inner_text(sel)
+                known = view.known_hands[(other - seat) % cfg.num_players]
+                assert _cards_in(page, sel) == [NAMES[c] for c in known]
 
     k = 0
     check(k)
@@ -181,9 +185,11 @@ def test_omniscient_switch_shows_every_hand(page, site) -> None:
     page.goto(site["url"] + "#log=1&game=0&k=100&seat=1")
     _wait_k(page, 100)
     state = replay(cfg, row["deal_seed"], row["actions"][:100])
+    view = player_view(state, 1)
     for s in range(cfg.num_players):
         hand = f"#table [data-testid=hand][data-seat='{s}']"
-        assert (_cards_in(page, hand) != []) == (s == 1 and bool(state.hands[1]))
+        shown = sorted(state.hands[1]) if s == 1 else view.known_hands[(s - 1) % cfg.num_players]
+        assert _cards_in(page, hand) == [NAMES[c] for c in shown]
     page.check("#omniscient")
     page.wait_for_function("() => document.querySelector('#view-seat').disabled")
     _wait_k(page, 100)
@@ -220,6 +226,8 @@ def test_policy_panel_shows_probabilities_and_value(page, site) -> None:
     k = [i for i, s in enumerate(rep.seats) if s == seat][12]
     page.click(f"#dec-list li[data-k='{k}']")
     _wait_k(page, k)
+    page.wait_for_selector("[data-testid=policy-value], [data-testid=policy-error]")
+    assert page.locator("[data-testid=policy-error]").count() == 0, page.inner_text("#policy")
     page.wait_for_selector("[data-testid=policy-value] b")
     from agents.viewer.core import analyse
 
@@ -274,7 +282,10 @@ def test_live_game_by_clicking(page, site) -> None:
     # the hand shown is the human's, and only that one
     hand = _cards_in(page, "#live-table [data-testid=hand][data-seat='1']")
     assert hand == [NAMES[c] for c in sorted(state.hands[1])]
-    assert _cards_in(page, "#live-table [data-testid=hand][data-seat='0']") == []
+    known = player_view(state, 1).known_hands[2]  # seat 0 is relative seat 2 of seat 1
+    assert _cards_in(page, "#live-table [data-testid=hand][data-seat='0']") == [
+        NAMES[c] for c in known
+    ]
     # saving again under the same name is refused; the file stays as it was
     before = path.read_text()
     page.click("[data-testid=save]")

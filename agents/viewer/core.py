@@ -37,6 +37,7 @@ from lastwill_env.engine import (
     player_view,
 )
 from lastwill_env.engine.actions import ERRAND_NAMES
+from lastwill_env.engine.game import BREED_PHASE, DRAW_PHASE, TURN_PHASE
 from lastwill_env.engine.text import describe_step
 
 from ..replay import ReplayError, check_record
@@ -486,6 +487,8 @@ def frame(state: GameState, specs: list[str], viewer: int | None) -> dict[str, A
                 "money": view.money[rel],
                 "hand_size": view.hand_sizes[rel],
                 "hand": hand,
+                # offer cards seen going into this hand (public, RULES.md §10)
+                "known": list(view.known_hands[rel]),
                 "extensions": view.extensions[rel],
                 "plan": view.plans[rel] if view.plans[rel] >= 0 else None,
                 "errand_boys_left": view.errand_boys_left[rel],
@@ -497,15 +500,17 @@ def frame(state: GameState, specs: list[str], viewer: int | None) -> dict[str, A
         kept = sorted(state.keep_sel) if state.keep_sel and not over else []
     else:
         kept = list(view.keep_selected)
+    using = view.using
     pending: dict[str, Any] = {
-        "actions": view.actions if 7 <= view.phase <= 12 and not over else None,
+        "actions": view.actions if TURN_PHASE <= view.phase <= BREED_PHASE and not over else None,
+        "using": using if using >= 0 else None,
         "resolving": view.resolving if view.resolving >= 0 else None,
         "spend": view.resolving_spend,
         "addon": view.resolving_addon,
         "steps_left": view.resolving_left,
         "draw": (
             {"left": view.draws_left, "queue": [DECKS[d] for d in view.draw_queue]}
-            if view.phase == 3
+            if view.phase == DRAW_PHASE
             else None
         ),
         "kept": kept,

@@ -13,8 +13,10 @@ const S = {
   k: 0,
   seat: 0,            // viewing seat
   omni: false,        // every hand
-  frameSeq: 0,
+  frameSeq: 0,       // the latest request of each kind wins
   policySeq: 0,
+  gameSeq: 0,
+  listSeq: 0,
   live: null,         // live game snapshot
 };
 
@@ -158,6 +160,7 @@ function renderTable(fr, seats, root) {
   const p = fr.pending;
   const pend = [];
   if (p.actions !== null) pend.push(`actions left ${p.actions}`);
+  if (p.using !== null && p.using !== undefined) pend.push(`using ${S.cat.cards[p.using].name}: choose its option`);
   if (p.resolving !== null) pend.push(`resolving ${S.cat.cards[p.resolving].name} (spend ${p.spend}, add-on ${p.addon}, steps left ${p.steps_left})`);
   if (p.draw) pend.push(`blind draw: ${p.draw.left} left, chosen so far: ${p.draw.queue.join(", ") || "-"}`);
   if (pend.length || p.kept.length) {
@@ -196,8 +199,12 @@ function renderTable(fr, seats, root) {
   // players
   const players = h("div", {class: "players"});
   for (const s of fr.seats) {
+    const known = s.known || [];
     const hand = s.hand === null
-      ? h("span", {class: "hidden-hand", text: `${s.hand_size} card${s.hand_size === 1 ? "" : "s"}, hidden`})
+      ? [known.length ? h("span", {"data-testid": "known"}, known.map((c) => card(c))) : null,
+        h("span", {class: "hidden-hand", text: known.length
+          ? ` + ${s.hand_size - known.length} hidden (${s.hand_size} in all; the shown ones were taken face up)`
+          : `${s.hand_size} card${s.hand_size === 1 ? "" : "s"}, hidden`})]
       : (s.hand.length ? s.hand.map((c) => card(c)) : h("span", {class: "muted", text: "empty"}));
     const plan = s.plan === null ? "no plan" : `plan ${s.plan + 1} (order ${fr.plans[s.plan].order})`;
     players.append(h("div", {class: `player b${s.seat}` + (fr.to_act === s.seat ? " acting" : ""),
@@ -321,7 +328,9 @@ async function loadGames() {
   const q = new URLSearchParams();
   if ($("f-entrant").value) q.set("entrant", $("f-entrant").value);
   if ($("f-winner").value) q.set("winner", $("f-winner").value);
+  const seq = ++S.listSeq;
   const data = await api(`/api/logs/${S.log}/games?${q}`);
+  if (seq !== S.listSeq) return;  // the filters or the log changed meanwhile
   S.games = data.games;
   const body = $("game-list").querySelector("tbody");
   body.replaceChildren(...S.games.map((g) => {
@@ -356,7 +365,9 @@ async function openGame(gameId, k) {
 }
 
 async function loadGame(k) {
+  const seq = ++S.gameSeq;
   const g = await api(`/api/logs/${S.log}/games/${S.gameId}?seat=${viewParam()}`);
+  if (seq !== S.gameSeq) return;  // another game (or view) was asked for meanwhile
   S.game = g;
   $("empty-game").hidden = true;
   $("game-view").hidden = false;
@@ -398,11 +409,12 @@ async function step(k) {
   renderChart($("chart"), g.money, g.seats.map((s) => `P${s.seat}`), k, g.round_starts, go);
   history.replaceState(null, "", `#log=${S.log}&game=${S.gameId}&k=${k}&seat=${viewParam()}`);
   const seq = ++S.frameSeq;
+  const where = `${S.log}:${S.gameId}`;
   const fr = await api(`/api/logs/${S.log}/games/${S.gameId}/frames/${k}?seat=${viewParam()}`);
   if (seq !== S.frameSeq) return;  // a newer step is on its way
   renderTable(fr, g.seats, $("table"));
   $("table").dataset.k = String(k);
-  $("table").dataset.game = `${S.log}:${S.gameId}`;
+  $("table").dataset.game = where;
   loadPolicy(k).catch(fail);
 }
 
