@@ -50,7 +50,7 @@ def save_checkpoint(model, optimizer, path: Path, cfg: TrainConfig, step: int, e
     import torch
 
     path = path.with_suffix(".npz")
-    actor = model.actor_numpy()
+    actor = model.actor_numpy(critic=True)  # the critic too: the viewer's value estimate
     learner = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step}
     meta = ckpt_io.checkpoint_meta(
         step, cfg.seed, cfg.to_dict(), learner="all_seat", **(extra or {})
