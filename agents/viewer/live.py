@@ -59,7 +59,9 @@ def write_record(game: PlayGame, path: Path) -> Path:
     atomically (``agents.play.save_game``: a temporary name, fsync, then a rename)."""
     try:
         save_game(game, path, overwrite=False)
-    except FileExistsError:
+    except FileExistsError as e:
+        if not path.exists():  # a file where the save folder should be
+            raise ViewError(f"cannot write {path}: {e}", status=500) from None
         raise ViewError(
             f"{path} already exists; refusing to overwrite it: choose another name", status=409
         ) from None
