@@ -13,7 +13,7 @@ convention holds for opponents in the single-seat environment.
 Events. If an agent overrides ``observe``, it receives ``{"type": "action", "seat": s,
 "action": a}`` for every other seat's action (``s`` relative to the observer, as in views) and
 ``{"type": "game_over", "results": ...}`` (the observer's view of the results) at the end.
-Another seat's ``keep`` decision (which starting cards it keeps, hidden by RULES.md §10)
+Another seat's ``keep`` decision (which starting cards it keeps, hidden by docs/RULES.md §10)
 arrives with ``"action": None``.
 
 Schedule (:class:`Schedule`). The entrants are exactly ``num_players`` specs. Seatings are the

@@ -25,7 +25,7 @@ Spaces (identical for every agent and for 2–5 players):
   "action_mask": Box(0, 1, (NUM_ACTIONS,), int8)})`` with ``OBS_SIZE = 3444``.
 
 Observation (``lastwill_env.encoding``; ``describe(obs)`` prints it by piece). What the observing
-agent may know (RULES.md §10), seat-relative (relative seat 0 = the observer), in this order:
+agent may know (docs/RULES.md §10), seat-relative (relative seat 0 = the observer), in this order:
 
 ====================  ======  =========================================================
 piece                 size    content
@@ -92,7 +92,7 @@ terminated and ``infos[offender]["illegal_action"]`` holds the action. An illega
 never silently replaced.
 
 Options: ``num_players`` 2–5 (default 4), ``render_mode`` ``None | "ansi" | "human"``,
-``reward``, ``illegal_action``, ``illegal_penalty`` and the game options of RULES.md §9
+``reward``, ``illegal_action``, ``illegal_penalty`` and the game options of docs/RULES.md §9
 (``GameConfig`` fields): ``starting_money`` (70, "will-shared", "will-each") and
 ``board_spaces`` (1–12, default 5). Unknown or invalid options raise ``ConfigError`` naming the
 allowed values.

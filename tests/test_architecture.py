@@ -1,4 +1,4 @@
-"""Enforce the import arrows of ``DESIGN.md`` ("Layers, and which way the arrows point").
+"""Enforce the import arrows of ``docs/DESIGN.md`` ("Layers, and which way the arrows point").
 
 A static AST scan of every ``.py`` file in the repository (tests, hidden folders, virtual
 environments and build output excluded). Rules:
@@ -171,7 +171,7 @@ def test_repository_follows_import_arrows() -> None:
         for module, path, is_package in scanned
         for problem in check_source(module, path.read_text(encoding="utf-8"), is_package)
     ]
-    assert not problems, "import arrows broken (see DESIGN.md):\n" + "\n".join(problems)
+    assert not problems, "import arrows broken (see docs/DESIGN.md):\n" + "\n".join(problems)
 
 
 # --- the checker itself can fail --------------------------------------------------------

@@ -239,7 +239,7 @@ def test_ray_missing_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_observers_never_learn_which_starting_cards_another_seat_keeps():
-    """RULES.md §10: another player's hand is hidden, so its keep decisions are too."""
+    """docs/RULES.md §10: another player's hand is hidden, so its keep decisions are too."""
     from lastwill_env.engine.actions import KEEP
 
     keeper = _ViewKeeper(0)

@@ -1,4 +1,4 @@
-"""Hidden information (RULES.md §10): a view must never leak a hidden card.
+"""Hidden information (docs/RULES.md §10): a view must never leak a hidden card.
 
 Unknown to a seat: the deck orders, the other hands, the face-down starting discards and the
 generator state. So changing any of them must leave `player_view(s, seat)` unchanged, and also

@@ -1,7 +1,7 @@
 """The `lastwill` console script: the agents' commands (`arena`, ...) plus `lastwill train`.
 
 The app itself is built in `agents.cli`; this top-layer module adds the training command, so
-that `agents` never imports `training` (DESIGN.md's import arrows). torch and stable-baselines3
+that `agents` never imports `training` (docs/DESIGN.md's import arrows). torch and stable-baselines3
 are imported only when `train` runs.
 """
 
