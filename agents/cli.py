@@ -224,7 +224,7 @@ def arena(
                 config,
                 games,
                 seed=seed,
-                out=out,
+                out=out if out is not None else ar.default_out_path(),
                 resume=resume,
                 workers=workers,
                 use_ray=use_ray,
@@ -238,7 +238,8 @@ def arena(
     summary = stats.summarize(result.rows)
     seats = stats.seat_stats(result.rows)
     ratings = stats.openskill_ratings(result.rows, anchor=anchor)
-    _print_summary(fmt, result, summary, seats, ratings)
+    paired = stats.paired_comparisons(result.rows, seed=seed)
+    _print_summary(fmt, result, summary, seats, ratings, paired)
     if plot is not None:
         stats.plot_win_rates(
             summary, str(plot), title=f"{n}-player arena, {len(result.rows)} games"
@@ -254,8 +255,10 @@ def _fmt(x: float | None, spec: str = ".3f") -> str:
     return "-" if x is None else format(x, spec)
 
 
-def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
+def _print_summary(fmt: OutputFormat, result, summary, seats, ratings, paired=()) -> None:
     import json
+
+    from .registry import display_name
 
     rated = ratings["ratings"]
     if fmt is OutputFormat.json:
@@ -264,9 +267,10 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
             "header": result.header,
             "games": len(result.rows),
             "errors": result.errors,
-            "entrants": summary,
+            "entrants": [{**s, "name": display_name(s["spec"])} for s in summary],
             "seats": seats,
             "ratings": ratings,
+            "paired": list(paired),
         }
         typer.echo(json.dumps(doc, indent=2))
         return
@@ -276,14 +280,15 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
         n = max((len(s["seat_win_rates"]) for s in summary), default=0)
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(
-            ["spec", "games", "wins", "win_rate", "ci_lo", "ci_hi", "chance", "mean_rank"]
+            ["spec", "name", "games", "wins", "win_rate", "ci_lo", "ci_hi", "chance", "mean_rank"]
             + [f"seat{i}_win_rate" for i in range(n)]
             + ["errors", "mu", "sigma", "ordinal"]
         )
         for s in summary:
             r = rated.get(s["spec"], {})
             w.writerow(
-                [s["spec"], s["games"], s["wins"], s["win_rate"], s["ci_lo"], s["ci_hi"]]
+                [s["spec"], display_name(s["spec"]), s["games"], s["wins"], s["win_rate"]]
+                + [s["ci_lo"], s["ci_hi"]]
                 + [s["chance"], s["mean_rank"]]
                 + [
                     s["seat_win_rates"][i] if i < len(s["seat_win_rates"]) else None
@@ -307,7 +312,7 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
     t.add_column("errors", justify="right")
     for s in summary:
         t.add_row(
-            s["spec"],
+            display_name(s["spec"]),
             str(s["games"]),
             str(s["wins"]),
             _fmt(s["win_rate"]),
@@ -327,7 +332,11 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
         rt.add_column(col, justify="left" if col == "player" else "right")
     for spec, r in rated.items():
         rt.add_row(
-            spec, f"{r['ordinal']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", str(r["games"])
+            display_name(spec),
+            f"{r['ordinal']:.2f}",
+            f"{r['mu']:.2f}",
+            f"{r['sigma']:.2f}",
+            str(r["games"]),
         )
     console.print(rt)
     st = Table(title="Seats (all players)")
@@ -342,6 +351,34 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
             _fmt(s["chance"]),
         )
     console.print(st)
+    if paired:
+        _print_paired(console, paired)
+
+
+def _print_paired(console, paired) -> None:
+    """The paired comparisons of :func:`agents.stats.paired_comparisons` as a table."""
+    from rich.table import Table
+
+    from .registry import display_name
+
+    pt = Table(title="Paired comparisons on the same deals (win rate A - B)")
+    for col in ("A", "B", "deals", "A - B", "95% CI", "McNemar p", "verdict"):
+        pt.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
+    for r in paired:
+        if r["diff"] is None:
+            continue
+        m = r["mcnemar"]
+        better = r["better"]
+        pt.add_row(
+            display_name(r["a"]),
+            display_name(r["b"]),
+            str(r["deals"]),
+            f"{100 * r['diff']:+.1f} pts",
+            f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f}",
+            "-" if m is None else f"{m['p']:.3g}",
+            f"{display_name(better)} better" if better else "no clear difference",
+        )
+    console.print(pt)
 
 
 # ---------------------------------------------------------------------------------------------
