@@ -485,6 +485,7 @@ def to_frame(rows: Iterable[dict[str, Any]]):
     rows = [r for r in rows if r.get("type") != "header"]
     if not rows or not all("seating" in r and "winner" in r for r in rows):
         return pd.DataFrame(rows)
+
     def at(r: dict[str, Any], key: str, seat: int) -> Any:
         values = r.get(key)
         return values[seat] if ok and values is not None else None
