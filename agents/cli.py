@@ -27,8 +27,38 @@ app = typer.Typer(
 )
 
 
+def version_text() -> str:
+    """`lastwill-lab X.Y.Z (env lastwill_vN, N actions)`: the installed package and its env."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import lastwill_env
+    from lastwill_env.engine import NUM_ACTIONS
+
+    try:
+        v = version("lastwill-lab")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        v = "unknown (not installed)"
+    return f"lastwill-lab {v} (env {lastwill_env.ENV_NAME}, {NUM_ACTIONS} actions)"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit(0)
+
+
 @app.callback()
-def main() -> None:
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the lab's version and its env version, then exit.",
+            callback=_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
     """Last Will RL lab: play bots against each other, train and evaluate agents."""
 
 
@@ -379,6 +409,214 @@ def _print_paired(console, paired) -> None:
             f"{display_name(better)} better" if better else "no clear difference",
         )
     console.print(pt)
+
+
+# ---------------------------------------------------------------------------------------------
+# lastwill eval
+
+EVAL_HELP = (
+    "Evaluate one player against the bot panel: at each player count, a table against copies "
+    "of each panel bot and a mixed table of different bots, seats rotated over paired deals "
+    "(every table at a count plays the same deals). Prints one summary table: win rate with "
+    "its Wilson 95% interval beside the chance rate 1/N, mean rank and the OpenSkill rating "
+    "(ordinal over all games at that count, anchored at --anchor). The games are logged as "
+    "JSONL (--out)."
+)
+
+
+def _int_list_option(text: str, flag: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"{flag} takes comma-separated integers, e.g. 2,3,4,5; got {text!r}")
+    if not values:
+        fail(f"{flag} needs at least one value, e.g. 4 or 2,3,4,5")
+    return values
+
+
+@app.command(
+    "eval", cls=_LegendCommand, help=EVAL_HELP, context_settings={"max_content_width": 100}
+)
+def eval_cmd(
+    spec: Annotated[
+        str,
+        typer.Argument(
+            help="The player to evaluate, e.g. ppo:agents/policies/reference.npz@ref or greedy."
+        ),
+    ],
+    num_players: Annotated[
+        str,
+        typer.Option("--num-players", "-n", help="Player counts, comma-separated, e.g. 2,3,4,5."),
+    ] = "4",
+    games: Annotated[
+        int,
+        typer.Option("--games", "-g", help="Games per table, rounded up to whole seat rotations."),
+    ] = 400,
+    panel: Annotated[
+        str | None,
+        typer.Option(
+            "--panel", help="Comma-separated bot specs of the panel \\[default: the lab's panel]."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals.")] = 0,
+    anchor: Annotated[
+        str | None,
+        typer.Option(
+            "--anchor",
+            help="Spec whose rating ordinal is 0; one outside the panel sits at the mixed "
+            "tables \\[default: the first panel bot].",
+        ),
+    ] = None,
+    mixed: Annotated[
+        bool, typer.Option("--mixed/--no-mixed", help="Play the mixed tables.")
+    ] = True,
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", help="Worker processes (1: in-process).")
+    ] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="JSONL log of the games \\[default: runs/eval/<time>.jsonl]."
+        ),
+    ] = None,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
+    ] = OutputFormat.table,
+    starting_money: Annotated[
+        str, typer.Option("--starting-money", help="70, will-shared or will-each.")
+    ] = "70",
+    board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    import json
+
+    from lastwill_env.engine import ConfigError, GameConfig
+
+    from . import arena as ar
+    from . import evaluate as ev
+    from .registry import PlayerSpecError
+
+    counts = _int_list_option(num_players, "--num-players")
+    bots = list(ev.PANEL) if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
+    sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
+    try:
+        GameConfig(num_players=4, starting_money=sm, board_spaces=board_spaces)
+    except ConfigError as e:
+        fail(str(e))
+    if out is not None and out.exists():
+        fail(f"{out} already exists; refusing to overwrite it. Choose another --out.")
+    target = out if out is not None else ar.default_out_path("runs/eval")
+    progress, task_id = _progress_bar("eval", quiet)
+
+    def on_start(total: int) -> None:
+        progress.update(task_id, total=total)
+
+    def on_game(row: dict) -> None:
+        progress.update(task_id, advance=1)
+
+    try:
+        ev.panel_tables(spec, bots, counts)  # bad counts or an empty panel fail before any game
+        with progress:
+            result = ev.evaluate(
+                spec,
+                panel=bots,
+                num_players=counts,
+                games=games,
+                seed=seed,
+                mixed=mixed,
+                anchor=anchor,
+                workers=workers,
+                starting_money=sm,
+                board_spaces=board_spaces,
+                out=target,
+                on_start=on_start,
+                on_game=on_game,
+            )
+    except (ev.EvalError, PlayerSpecError, ConfigError) as e:
+        fail(str(e))
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+    elif fmt is OutputFormat.csv:
+        typer.echo(ev.summary_csv(result), nl=False)
+    else:
+        _print_eval(result)
+    note(
+        f"log: {result.out} ({len(result.rows)} games, "
+        f"{sum(1 for r in result.rows if r.get('error'))} errors, {result.elapsed:.1f}s)"
+    )
+
+
+def _progress_bar(label: str, quiet: bool):
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn(f"[bold]{label}[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=quiet,
+        transient=False,
+    )
+    return progress, progress.add_task(label, total=None)
+
+
+def _print_eval(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .registry import display_name
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    anchor = display_name(result.anchor) if result.anchor else None
+    t = Table(
+        title=f"{display_name(result.spec)} against the panel: {len(result.rows)} games, "
+        f"paired deals, seats rotated",
+        caption=(
+            f"rating: OpenSkill ordinal over all games at that player count, {anchor} = 0"
+            if anchor
+            else "rating: OpenSkill ordinal over all games at that player count"
+        ),
+    )
+    for col in ("players", "table", "games", "win rate", "95% CI", "chance", "mean rank"):
+        t.add_column(col, justify="left" if col == "table" else "right")
+    t.add_column("rating", justify="right")
+    t.add_column("errors", justify="right")
+    seen: set[int] = set()
+    for row in result.summary():
+        opp = [display_name(o) for o in row["opponents"]]
+        name = (
+            f"vs {len(opp)}x {opp[0]}"
+            if row["table"].startswith("vs_")
+            else "mixed: " + ", ".join(opp)
+        )
+        n = row["num_players"]
+        rating = "" if n in seen or row["ordinal"] is None else f"{row['ordinal']:.2f}"
+        seen.add(n)
+        t.add_row(
+            str(n),
+            name,
+            str(row["games"]),
+            _fmt(row["win_rate"]),
+            f"{row['ci_lo']:.3f}-{row['ci_hi']:.3f}",
+            _fmt(row["chance"]),
+            _fmt(row["mean_rank"], ".2f"),
+            rating,
+            str(row["errors"]),
+        )
+    console.print(t)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from agents.evaluate import PANEL
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -64,10 +66,8 @@ class TrainConfig:
     # evaluation and checkpoints
     eval_every: int = 100_000
     eval_games: int = 40  # per bot of the panel, rounded up to whole seat rotations
-    eval_bots: list[str] = field(
-        default_factory=lambda: ["greedy", "speculator", "planner", "combiner"]
-    )
-    eval_num_players: int = 4
+    eval_bots: list[str] = field(default_factory=lambda: list(PANEL))
+    eval_num_players: int | list[int] = 4  # one count, or several: eval/<n>p/... tags
     eval_workers: int = 1
     checkpoint_every: int = 100_000
     progress: bool = True
@@ -136,8 +136,17 @@ class TrainConfig:
                 raise bad(name, "use a non-negative number")
         if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):
             raise bad("net_arch", "use a list of positive layer widths, e.g. [128, 128]")
-        if self.eval_num_players not in (2, 3, 4, 5):
-            raise bad("eval_num_players", "choose 2, 3, 4 or 5")
+        enp = self.eval_num_players
+        counts = enp if isinstance(enp, list) else [enp]
+        if (
+            not counts
+            or any(type(c) is not int or c not in (2, 3, 4, 5) for c in counts)
+            or len(set(counts)) != len(counts)
+        ):
+            raise bad(
+                "eval_num_players",
+                "choose 2, 3, 4 or 5, or a list of distinct counts such as [2, 4]",
+            )
         if not self.bots and self.p_bots_min > 0:
             raise bad("bots", "list at least one bot when p_bots_min > 0")
         from agents.registry import PlayerSpecError, make_agent
