@@ -33,8 +33,12 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "run_dir": ("Run", "run directory (runs/train/NAME)"),
     "total_steps": ("Run", "learner steps in total"),
     "seed": ("Run", "seed of the run"),
+    "mode": ("Run", "single_seat (SB3, one learner seat per game) or all_seat"),
     "n_envs": ("Run", "env worker processes"),
     "vec_env": ("Run", "subproc (one process per env) or dummy (in-process)"),
+    "n_games": ("Run", "all_seat: games stepped together (batched inference)"),
+    "torch_threads": ("Run", "all_seat: torch threads (0: one per core)"),
+    "init_policy": ("Run", "all_seat: start from this .npz policy ('' = fresh)"),
     "progress": ("Run", "show progress bars"),
     "num_players": ("Game mix", "player counts of the game mix, e.g. 2,3,4,5"),
     "player_weights": ("Game mix", "weights of those counts, e.g. 1,1,2,1"),
@@ -184,9 +188,10 @@ def train_cmd(**options: Any) -> None:
         f"run {cfg.run_dir}: {state['step']} steps, last checkpoint "
         f"{Path(cfg.run_dir) / state['checkpoint']}"
     )
+    best_name = "best.npz" if cfg.mode == "all_seat" else "best.zip"
     if best:
         note(
-            f"best checkpoint: {Path(cfg.run_dir) / 'best.zip'} (step {best['step']}, "
+            f"best checkpoint: {Path(cfg.run_dir) / best_name} (step {best['step']}, "
             f"mean win rate vs panel {best['mean_win_rate']:.3f})"
         )
 

@@ -32,8 +32,14 @@ class TrainConfig:
     run_dir: str = "runs/train/default"
     total_steps: int = 1_000_000
     seed: int = 0
+    # single_seat: sb3-contrib MaskablePPO on SingleSeatEnv (one learner seat per game);
+    # all_seat: every seat the current policy plays learns (training.allseat)
+    mode: str = "single_seat"
     n_envs: int = 2
     vec_env: str = "subproc"  # subproc | dummy
+    n_games: int = 64  # all_seat: games stepped together in the process (batched inference)
+    torch_threads: int = 0  # all_seat: torch threads, 0 = one per core
+    init_policy: str = ""  # all_seat: start the actor from this .npz policy ("" = fresh)
     # game mix (one policy for every player count)
     num_players: list[int] = field(default_factory=lambda: [2, 3, 4, 5])
     player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 2.0, 1.0])
@@ -99,6 +105,18 @@ class TrainConfig:
                 raise bad(name, "use a positive integer")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise bad("seed", "use an integer")
+        if self.mode not in ("single_seat", "all_seat"):
+            raise bad("mode", "choose single_seat or all_seat")
+        if not isinstance(self.n_games, int) or isinstance(self.n_games, bool) or self.n_games < 1:
+            raise bad("n_games", "use a positive integer")
+        if (
+            not isinstance(self.torch_threads, int)
+            or isinstance(self.torch_threads, bool)
+            or self.torch_threads < 0
+        ):
+            raise bad("torch_threads", "use 0 (one per core) or a positive integer")
+        if not isinstance(self.init_policy, str):
+            raise bad("init_policy", "use the path of a .npz policy, or an empty string")
         if self.vec_env not in ("subproc", "dummy"):
             raise bad("vec_env", "choose subproc or dummy")
         if self.reward not in ("zero_sum", "rank"):
@@ -160,7 +178,11 @@ class TrainConfig:
                     make_agent(spec)
                 except PlayerSpecError as e:
                     raise TrainConfigError(f"{name}: {e}") from None
-        if (self.n_steps * self.n_envs) % self.batch_size and self.batch_size > 1:
+        if (
+            self.mode == "single_seat"
+            and (self.n_steps * self.n_envs) % self.batch_size
+            and self.batch_size > 1
+        ):
             # SB3 only warns; a truncated minibatch wastes samples, so say it clearly
             raise TrainConfigError(
                 f"batch_size={self.batch_size} must divide n_steps*n_envs="

@@ -13,8 +13,11 @@ from typing import Any
 
 
 class TrainProgress:
-    def __init__(self, enabled: bool, total_steps: int, done_steps: int = 0) -> None:
+    def __init__(
+        self, enabled: bool, total_steps: int, done_steps: int = 0, label: str = "training"
+    ) -> None:
         self.enabled = enabled
+        self.label = label
         self.total_steps = total_steps
         self.done_steps = done_steps
         self.progress = None
@@ -96,7 +99,7 @@ class TrainProgress:
             return
         if self._train is None:
             self._train = self.progress.add_task(
-                "training", total=self.total_steps, completed=self.done_steps, note=note
+                self.label, total=self.total_steps, completed=self.done_steps, note=note
             )
         self.progress.update(self._train, completed=step, note=note)
 

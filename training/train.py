@@ -317,6 +317,10 @@ def resume_config(run_dir: str | Path, total_steps: int | None = None) -> TrainC
 def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     """Run a new training run, or with `resume` continue the one in `cfg.run_dir` (build `cfg`
     with `resume_config`); returns the final state dict."""
+    if cfg.mode == "all_seat":
+        from .allseat_train import train_all_seat
+
+        return train_all_seat(cfg, resume)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
