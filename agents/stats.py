@@ -24,8 +24,9 @@ Counting conventions:
   rating; after ``model.rate`` a spec seated several times at one table takes the **average**
   of its seats' new ``mu`` and ``sigma`` (so a self-play game moves it only by the net result).
   Games are processed in game-index order. Ratings are anchored by shifting every ``mu`` so the
-  anchor spec (default ``random``) has ordinal (mu - 3 sigma) 0; without the anchor in the log,
-  nothing is shifted and ``anchor`` is reported as ``None``.
+  anchor spec (default ``random``; a display name ``@label`` names its entrant too) has ordinal
+  (mu - 3 sigma) 0; without the anchor in the log, nothing is shifted and ``anchor`` is reported
+  as ``None``.
 """
 
 from __future__ import annotations
@@ -201,6 +202,9 @@ def openskill_ratings(
             counts[spec] += len(vals)
     shift = 0.0
     used_anchor = None
+    if anchor is not None and anchor not in ratings:  # a display name names its entrant
+        named = [spec for spec in ratings if display_name(spec) == anchor]
+        anchor = named[0] if len(named) == 1 else anchor
     if anchor is not None and anchor in ratings:
         shift = -ratings[anchor].ordinal()
         used_anchor = anchor

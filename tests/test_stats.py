@@ -70,6 +70,13 @@ def test_ratings_one_spec_always_wins_anchor_at_zero():
     assert r["strong"]["games"] == 60
 
 
+def test_ratings_anchor_by_display_name():
+    rows = [_row(g, ["strong", "random@R"], 0) for g in range(10)]
+    out = openskill_ratings(rows, anchor="R")
+    assert out["anchor"] == "random@R"
+    assert out["ratings"]["random@R"]["ordinal"] == pytest.approx(0.0, abs=1e-9)
+
+
 def test_ratings_without_anchor_are_unshifted():
     out = openskill_ratings(_always_wins_log(), anchor="nobody")
     assert out["anchor"] is None and out["shift"] == 0.0
