@@ -679,8 +679,9 @@ def replay(
 
 PLAY_HELP = (
     "Play a game in the terminal against bots or checkpoints. You see only your own hand and "
-    "what your seat may know; your legal actions are numbered. At the prompt: a number, "
-    "`save PATH` (resume later with --load PATH), `show`, `help` or `quit`. The finished game "
+    "what your seat may know; your legal actions are numbered, with each card's text, and pass "
+    "comes last. At the prompt: a number, `card NAME` (a card's text), `save PATH` (resume "
+    "later with --load PATH), `show`, `help` or `quit`. The finished game "
     "is written to --out as a record that `lastwill replay` reads."
 )
 
