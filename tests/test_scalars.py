@@ -134,7 +134,7 @@ def test_export_script(run, tmp_path):
 def test_the_shipped_export_is_a_real_run():
     doc = load_export(ROOT / "notebooks" / "data" / "small_run_scalars.json")
     curves = win_rate_curves(scalars_of(doc))
-    assert curves and doc["config"]["total_steps"] == doc["step"]
+    assert curves and doc["step"] >= doc["config"]["total_steps"] > 0
     for c in next(iter(curves.values())).values():
         assert len(c["steps"]) >= 3 and all(
             lo <= w <= hi for w, lo, hi in zip(c["win_rate"], c["lo"], c["hi"], strict=True)
