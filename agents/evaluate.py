@@ -36,7 +36,7 @@ from .registry import display_name, make_agent
 from .stats import openskill_ratings, summarize
 
 # The bot panel of `lastwill eval`, the bot ladder and the training evaluation's defaults.
-PANEL: tuple[str, ...] = ("greedy", "speculator", "planner", "combiner")
+PANEL: tuple[str, ...] = ("greedy", "speculator", "planner", "combiner", "racer")
 
 
 class EvalError(ValueError):

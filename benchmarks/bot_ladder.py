@@ -2,8 +2,9 @@
 rotated, Wilson 95% intervals).
 
     python benchmarks/bot_ladder.py [--games 400] [--players 4] [--workers 2] [--json]
-        [--bots greedy,speculator,planner,combiner] [--extra ppo:agents/policies/reference.npz]
-        [--only-extra] [--skip-random] [--mixed SPEC,SPEC,...] [--ratings]
+        [--bots greedy,speculator,planner,combiner,racer]
+        [--extra ppo:agents/policies/reference.npz] [--only-extra] [--skip-random]
+        [--mixed SPEC,SPEC,...] [--ratings]
 
 Each bot (and each `--extra` entrant) is evaluated like `lastwill eval`: against
 `players - 1` random players (unless `--skip-random`) and `players - 1` copies of every other

@@ -25,6 +25,7 @@ def _fake_result(bots, counts):
     return {
         "by_players": {str(n): part(n) for n in counts},
         "mean_win_rate": 0.5,
+        "score": 1.5,
         "openskill_ordinal": 3.0,
     }
 
@@ -50,6 +51,9 @@ def expected_charts(bots, counts):
         rating |= {f"rating/{n}p/openskill_ordinal" for n in counts}
     out["OpenSkill ordinal (anchor: random = 0)"] = rating
     out["mean win rate vs the panel"] = {"eval/mean_win_rate"}
+    if len(counts) > 1:
+        out["mean win rate vs the panel"] |= {f"eval/{n}p/mean_win_rate" for n in counts}
+    out["score: win rate over chance (N x win rate), all tables"] = {"eval/score"}
     return out
 
 

@@ -296,7 +296,10 @@ def test_config_rejects_bad_values_with_clear_errors(tmp_path: Path) -> None:
 def test_reference_config_is_valid() -> None:
     root = Path(__file__).resolve().parent.parent
     cfg = load_config(root / "training/configs/reference.toml")
-    assert cfg.eval_num_players == 4 and cfg.total_steps > 0
+    assert cfg.mode == "all_seat" and cfg.eval_counts() == [2, 3, 4, 5]
+    assert "racer" in cfg.bots and "racer" in cfg.eval_bots and cfg.exploiter_every > 0
+    old = load_config(root / "training/configs/ref_v1.toml")
+    assert old.mode == "single_seat" and old.eval_num_players == 4
 
 
 # -- the opponent pool -----------------------------------------------------------------------

@@ -287,6 +287,12 @@ class Rollout:
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.bots = {b: make_agent(b, seed=seed + i) for i, b in enumerate(cfg.bots)}
+        # `ppo:PATH` bots (arg-max players) are answered in batches, like snapshots
+        self.frozen_bots: dict[str, NumpyPolicy] = {
+            b: agent.policy
+            for b, agent in self.bots.items()
+            if b.startswith("ppo:") and getattr(agent, "deterministic", False)
+        }
         self.snapshots: dict[str, NumpyPolicy] = {}
         self.snapshot_weights: dict[str, float] = {}
         self.buf = np.zeros(OBS_SIZE, dtype=np.float32)
@@ -304,6 +310,8 @@ class Rollout:
         u = self.rng.random()
         if self.bots and u < cfg.p_bots_min:
             spec = self.rng.choice(list(self.bots))
+            if spec in self.frozen_bots:
+                return ("snapshot", spec), f"bot:{spec}"
             return self.bots[spec], f"bot:{spec}"
         if u < cfg.p_bots_min + cfg.p_latest or not self.snapshots:
             return LEARNER, LEARNER
@@ -428,7 +436,7 @@ class Rollout:
                 self.stats["decisions"] += len(learner)
             # 3. one batched forward per frozen snapshot (arg-max, as PolicyOpponent plays)
             for sid, games in frozen.items():
-                pol = self.snapshots[sid]
+                pol = self.snapshots.get(sid) or self.frozen_bots[sid]
                 x = np.zeros((len(games), OBS_SIZE), dtype=np.float32)
                 legals = []
                 for i, g in enumerate(games):
@@ -478,7 +486,7 @@ class Rollout:
             "vs": [
                 (g.ids[p], 1.0 if best_learner < ranks[p] else 0.0)
                 for p in range(s.n)
-                if isinstance(g.ctrl[p], tuple)
+                if isinstance(g.ctrl[p], tuple) and not g.ids[p].startswith("bot:")
             ],
         }
         return trajs, summary
@@ -502,8 +510,11 @@ def flatten(trajs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def ppo_update(model, optimizer, buf: dict[str, Any], cfg: TrainConfig, rng) -> dict[str, float]:
-    """PPO epochs over the buffer; the stored masks are applied again (trap 5)."""
+def ppo_update(
+    model, optimizer, buf: dict[str, Any], cfg: TrainConfig, rng, policy: bool = True
+) -> dict[str, float]:
+    """PPO epochs over the buffer; the stored masks are applied again (trap 5). With
+    `policy=False` only the critic learns (the value loss alone)."""
     import torch
 
     n = len(buf["actions"])
@@ -531,7 +542,7 @@ def ppo_update(model, optimizer, buf: dict[str, Any], cfg: TrainConfig, rng) -> 
             ).mean()
             vloss = torch.nn.functional.mse_loss(values, ret_all[it])
             ent = entropy.mean()
-            loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent
+            loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent if policy else vloss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)

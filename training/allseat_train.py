@@ -85,7 +85,7 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from .train import TrainError, evaluate
+    from .train import TrainError, eval_scalars, evaluate
 
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
     torch.set_flush_denormal(True)
@@ -187,7 +187,10 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
             buf = flatten(trajs)
             n = len(buf["actions"])
             model.train()
-            upd = ppo_update(model, optimizer, buf, cfg, rng)
+            warm = state.get("critic_warmup_done", 0) < cfg.critic_warmup
+            upd = ppo_update(model, optimizer, buf, cfg, rng, policy=not warm)
+            if warm:
+                state["critic_warmup_done"] = state.get("critic_warmup_done", 0) + 1
             model.eval()
             t2 = time.perf_counter()
             step += n
@@ -226,15 +229,16 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                 res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
                 res["seconds"] = round(time.perf_counter() - t2, 1)
                 progress.eval_done(step, res, res["seconds"])
-                for tag, v in tblog.eval_scalars(res, tblog.eval_counts(cfg)).items():
+                for tag, v in eval_scalars(res, cfg).items():
                     writer.add_scalar(tag, v, step)
                 state.setdefault("evals", []).append(res)
                 best = state.get("best")
-                if best is None or res["mean_win_rate"] > best["mean_win_rate"]:
+                if best is None or res["score"] > best["score"]:
                     copy_checkpoint(path, run / "best.npz")
                     state["best"] = {
                         "step": step,
                         "mean_win_rate": res["mean_win_rate"],
+                        "score": res["score"],
                         "checkpoint": _rel(path, run),
                     }
                 registry.save(run / "pool.json")
@@ -247,6 +251,25 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                 registry.save(run / "pool.json")
                 write_state(path)
                 state["next_checkpoint"] = step + cfg.checkpoint_every
+            if cfg.exploiter_every and step >= state.setdefault(
+                "next_exploiter", cfg.exploiter_every
+            ):
+                progress.training(step, "training an exploiter")
+                path = run / "checkpoints" / f"step_{step}.npz"
+                if not path.exists():
+                    save_checkpoint(model, optimizer, path, cfg, step, {"kind": "checkpoint"})
+                info = train_exploiter(run, path, cfg, step, rollout.rng)
+                state.setdefault("exploiters", []).append(info)
+                if info["joined"]:
+                    registry.add(
+                        SnapshotInfo(
+                            info["id"], info["checkpoint"], step, milestone=True, kind="exploiter"
+                        )
+                    )
+                    push_snapshots()
+                registry.save(run / "pool.json")
+                write_state(path)
+                state["next_exploiter"] = step + cfg.exploiter_every
             writer.flush()
             best = state.get("best")
             progress.training(step, f"best {best['mean_win_rate']:.2f}" if best else "")
@@ -259,6 +282,49 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         writer.close()
         progress.__exit__(None, None, None)
     return state
+
+
+def train_exploiter(run: Path, main: Path, cfg: TrainConfig, step: int, rng) -> dict[str, Any]:
+    """A main exploiter (AlphaStar's league, in small): a best response to the current policy
+    `main`, started from its weights, trained only against it; it joins the pool when its win
+    rate against `main` on fresh deals is above chance."""
+    from .exploit import exploit
+
+    n = rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+    ex_id = f"exploiter_{step}_{n}p"
+    rep = exploit(
+        f"ppo:{main}",
+        n,
+        cfg.exploiter_steps,
+        run / "exploiters" / ex_id,
+        seed=cfg.seed + step,
+        eval_games=cfg.exploiter_games,
+        train_eval_games=max(cfg.exploiter_games // 4, 8),
+        panel=[],
+        progress=False,
+        overrides={
+            "n_games": cfg.n_games,
+            "n_steps": cfg.n_steps,
+            "n_envs": cfg.n_envs,
+            "batch_size": cfg.batch_size,
+            "n_epochs": cfg.n_epochs,
+            "learning_rate": cfg.learning_rate,
+            "ent_coef": cfg.ent_coef,
+            "torch_threads": cfg.torch_threads,
+        },
+    )
+    br = rep["best_response"]
+    final = Path(br["checkpoint"])
+    return {
+        "id": ex_id,
+        "step": step,
+        "num_players": n,
+        "win_rate": br["win_rate"],
+        "wilson_95": br["wilson_95"],
+        "chance": br["chance"],
+        "joined": (br["win_rate"] or 0.0) > br["chance"] + cfg.exploiter_gate,
+        "checkpoint": _rel(final, run),
+    }
 
 
 def _load_init(path: str) -> NumpyPolicy:

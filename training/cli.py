@@ -39,6 +39,11 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "n_games": ("Run", "all_seat: games stepped together (batched inference)"),
     "torch_threads": ("Run", "all_seat: torch threads (0: one per core)"),
     "init_policy": ("Run", "all_seat: start from this .npz policy ('' = fresh)"),
+    "critic_warmup": ("Run", "all_seat: first rollouts fit only the critic"),
+    "exploiter_every": ("League", "all_seat: steps between exploiters (0 = none)"),
+    "exploiter_steps": ("League", "learner steps of each exploiter"),
+    "exploiter_games": ("League", "games that decide whether an exploiter joins the pool"),
+    "exploiter_gate": ("League", "it joins when its win rate exceeds chance + this"),
     "progress": ("Run", "show progress bars"),
     "num_players": ("Game mix", "player counts of the game mix, e.g. 2,3,4,5"),
     "player_weights": ("Game mix", "weights of those counts, e.g. 1,1,2,1"),
@@ -223,3 +228,55 @@ train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
     ]
 )
 app.command("train", help=TRAIN_HELP, context_settings={"max_content_width": 110})(train_cmd)
+
+
+@app.command(
+    "exploit",
+    help=(
+        "Exploitability: train a best response against a frozen target that holds every other "
+        "seat (all-seat trainer), starting from the target's own weights when it is a policy. "
+        "Ends with the best response's win rate against the target on fresh paired deals "
+        "(Wilson 95% beside chance 1/N) and the cheap bound: each panel bot as one seat "
+        "against N-1 copies of the target. Writes RUN_DIR/exploit.json and TensorBoard logs."
+    ),
+)
+def exploit_cmd(
+    target: Annotated[str, typer.Option(help="the frozen target: ppo:PATH or a bot name")],
+    num_players: Annotated[int, typer.Option("--num-players", "-n", help="2 to 5")] = 2,
+    steps: Annotated[int, typer.Option(help="best-response learner steps")] = 1_000_000,
+    run_dir: Annotated[
+        str | None, typer.Option(help="run directory (default runs/exploit/<time>)")
+    ] = None,
+    warm_start: Annotated[
+        str,
+        typer.Option(help="for a bot target: ppo:PATH to start from, or a bot to imitate first"),
+    ] = "",
+    seed: Annotated[int, typer.Option(help="seed")] = 0,
+    eval_games: Annotated[int, typer.Option(help="games of each final table")] = 1000,
+    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+) -> None:
+    import time
+
+    from .config import TrainConfigError
+    from .exploit import ExploitError, exploit, report_lines
+    from .train import TrainError
+
+    if eval_games < 1:
+        fail(f"--eval-games={eval_games} is not allowed; use a positive integer")
+    run = run_dir or f"runs/exploit/{time.strftime('%Y%m%d-%H%M%S')}"
+    try:
+        rep = exploit(
+            target,
+            num_players,
+            steps,
+            run,
+            warm_start=warm_start,
+            seed=seed,
+            eval_games=eval_games,
+            progress=progress,
+        )
+    except (ExploitError, TrainConfigError, TrainError) as e:
+        fail(str(e))
+    for line in report_lines(rep):
+        note(line)
+    note(f"report: {Path(run) / 'exploit.json'}")

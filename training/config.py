@@ -19,7 +19,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover
     import tomli as tomllib
 
-BOTS_DEFAULT = ("random", "greedy", "speculator", "planner", "combiner")
+BOTS_DEFAULT = ("random", "greedy", "speculator", "planner", "combiner", "racer")
 
 
 class TrainConfigError(ValueError):
@@ -40,6 +40,13 @@ class TrainConfig:
     n_games: int = 64  # all_seat: games stepped together in the process (batched inference)
     torch_threads: int = 0  # all_seat: torch threads, 0 = one per core
     init_policy: str = ""  # all_seat: start the actor from this .npz policy ("" = fresh)
+    critic_warmup: int = 0  # all_seat: first rollouts fit only the critic (policy unchanged)
+    # all_seat league: every exploiter_every steps a best response to the current policy is
+    # trained for exploiter_steps (training.exploit) and joins the pool when it beats it
+    exploiter_every: int = 0  # 0 = no exploiters
+    exploiter_steps: int = 100_000
+    exploiter_games: int = 200  # games that decide whether an exploiter joins the pool
+    exploiter_gate: float = 0.0  # it joins when its win rate exceeds chance + exploiter_gate
     # game mix (one policy for every player count)
     num_players: list[int] = field(default_factory=lambda: [2, 3, 4, 5])
     player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 2.0, 1.0])
@@ -115,6 +122,19 @@ class TrainConfig:
             or self.torch_threads < 0
         ):
             raise bad("torch_threads", "use 0 (one per core) or a positive integer")
+        for name in ("critic_warmup", "exploiter_every"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise bad(name, "use 0 (off) or a positive integer")
+        for name in ("exploiter_steps", "exploiter_games"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise bad(name, "use a positive integer")
+        g = self.exploiter_gate
+        if isinstance(g, bool) or not isinstance(g, (int, float)) or not -1.0 <= g <= 1.0:
+            raise bad("exploiter_gate", "use a number from -1 to 1")
+        if self.exploiter_every and self.mode != "all_seat":
+            raise bad("exploiter_every", "exploiters need mode = all_seat (or set it to 0)")
         if not isinstance(self.init_policy, str):
             raise bad("init_policy", "use the path of a .npz policy, or an empty string")
         if self.vec_env not in ("subproc", "dummy"):
@@ -155,16 +175,15 @@ class TrainConfig:
         if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):
             raise bad("net_arch", "use a list of positive layer widths, e.g. [128, 128]")
         enp = self.eval_num_players
-        counts = enp if isinstance(enp, list) else [enp]
-        if (
-            not counts
-            or any(type(c) is not int or c not in (2, 3, 4, 5) for c in counts)
-            or len(set(counts)) != len(counts)
-        ):
-            raise bad(
-                "eval_num_players",
-                "choose 2, 3, 4 or 5, or a list of distinct counts such as [2, 4]",
-            )
+        if isinstance(enp, list):
+            if (
+                not enp
+                or len(set(enp)) != len(enp)
+                or any(isinstance(k, bool) or k not in (2, 3, 4, 5) for k in enp)
+            ):
+                raise bad("eval_num_players", "use 2, 3, 4 or 5, or a list of distinct counts")
+        elif isinstance(enp, bool) or enp not in (2, 3, 4, 5):
+            raise bad("eval_num_players", "choose 2, 3, 4 or 5, or a list such as [2, 3, 4, 5]")
         if not self.bots and self.p_bots_min > 0:
             raise bad("bots", "list at least one bot when p_bots_min > 0")
         from agents.registry import PlayerSpecError, make_agent
@@ -188,6 +207,11 @@ class TrainConfig:
                 f"batch_size={self.batch_size} must divide n_steps*n_envs="
                 f"{self.n_steps * self.n_envs}"
             )
+
+    def eval_counts(self) -> list[int]:
+        """The evaluation player counts, as a list."""
+        enp = self.eval_num_players
+        return list(enp) if isinstance(enp, list) else [enp]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

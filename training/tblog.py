@@ -6,10 +6,11 @@ Tags (at the learner's global step):
 - Evaluation at one player count (`eval_num_players = 4`): `eval/vs_<bot>/win_rate` with
   `win_rate_lo` / `win_rate_hi` (Wilson 95%) and `mean_rank`, `eval/mean_win_rate`,
   `eval/chance` (1/N, the chance win rate, drawn as a line on the win-rate chart) and
-  `eval/chance_mean_rank` ((N+1)/2), `rating/openskill_ordinal`.
-- At several counts (`eval_num_players = [2, 3, 4, 5]`) the same under `eval/<n>p/...` and
-  `rating/<n>p/openskill_ordinal` per count, plus `eval/mean_win_rate` and
-  `rating/openskill_ordinal` averaged over the counts.
+  `eval/chance_mean_rank` ((N+1)/2), `eval/score` (N x win rate, averaged over the tables:
+  what picks the best checkpoint), `rating/openskill_ordinal`.
+- At several counts (`eval_num_players = [2, 3, 4, 5]`) the same under `eval/<n>p/...`, with
+  `eval/<n>p/mean_win_rate` and `rating/<n>p/openskill_ordinal` per count; `eval/mean_win_rate`
+  is then the first count's, `eval/score` and `rating/openskill_ordinal` cover every count.
 - The behaviour-cloning warm start, at step 0: `bc/accuracy_before`, `bc/accuracy`,
   `bc/nll_before`, `bc/nll`, `bc/samples`, `bc/seconds`.
 
@@ -46,8 +47,7 @@ BC_KEYS = {
 
 def eval_counts(cfg: TrainConfig) -> list[int]:
     """The evaluated player counts (`eval_num_players` is one count or a list)."""
-    n = cfg.eval_num_players
-    return [n] if isinstance(n, int) else list(n)
+    return cfg.eval_counts()
 
 
 def eval_prefix(n: int, counts: Sequence[int]) -> str:
@@ -90,9 +90,16 @@ def layout(bots: Sequence[str], counts: Sequence[int]) -> dict[str, dict[str, li
     rating = [exact(rating_tag(n, counts)) for n in counts]
     if len(counts) > 1:
         rating.append(exact("rating/openskill_ordinal"))
+    means = [exact("eval/mean_win_rate")]
+    if len(counts) > 1:
+        means += [exact(f"{eval_prefix(n, counts)}/mean_win_rate") for n in counts]
     out["rating"] = {
         "OpenSkill ordinal (anchor: random = 0)": ["Multiline", rating],
-        "mean win rate vs the panel": ["Multiline", [exact("eval/mean_win_rate")]],
+        "mean win rate vs the panel": ["Multiline", means],
+        "score: win rate over chance (N x win rate), all tables": [
+            "Multiline",
+            [exact("eval/score")],
+        ],
     }
     return out
 
@@ -110,8 +117,11 @@ def eval_scalars(result: dict[str, Any], counts: Sequence[int]) -> dict[str, flo
         out[f"{p}/chance_mean_rank"] = (n + 1) / 2
         if len(counts) > 1:
             out[f"{p}/mean_win_rate"] = float(part["mean_win_rate"])
-        out[rating_tag(n, counts)] = float(part["openskill_ordinal"])
+            if "openskill_ordinal" in part:
+                out[rating_tag(n, counts)] = float(part["openskill_ordinal"])
     out["eval/mean_win_rate"] = float(result["mean_win_rate"])
+    if "score" in result:
+        out["eval/score"] = float(result["score"])
     out["rating/openskill_ordinal"] = float(result["openskill_ordinal"])
     return out
 

@@ -50,6 +50,7 @@ from agents.policy import (
     env_signature,
     read_sidecar,
 )
+from agents.stats import openskill_ratings
 
 from . import tblog
 from .config import TrainConfig
@@ -105,13 +106,18 @@ def evaluate(
     out: Path | None = None,
     progress: TrainProgress | None = None,
 ) -> dict[str, Any]:
-    """The panel evaluation of a checkpoint (`agents.evaluate`): at each evaluated count the
-    learner vs `n-1` copies of each bot, plus a mixed table with `random` for the rating anchor.
-    Paired deals (the same at every evaluation), seats rotated. `out` (the games as JSONL) is
-    replaced when it exists: a re-evaluation at the same step after a resume."""
+    """The panel evaluation of a checkpoint (`agents.evaluate`) at each count of
+    `eval_num_players`: the learner vs `n-1` copies of each bot, plus a mixed table with
+    `random` for the rating anchor. Paired deals (the same at every evaluation), seats rotated.
+    `vs` holds the first count's tables (the `eval/vs_<bot>/` tags), `by_players[n]` every
+    count's (its tables, mean win rate and OpenSkill ordinal over that count's games);
+    `mean_win_rate` is the first count's; `score` is the mean win rate over chance
+    (n x win rate) across every table, which picks `best.*`; `openskill_ordinal` is over all
+    the games. `out` (the games as JSONL) is replaced when it exists: a re-evaluation at the
+    same step after a resume."""
     from agents.evaluate import evaluate as evaluate_panel
 
-    counts = tblog.eval_counts(cfg)
+    counts = cfg.eval_counts()
     me = f"ppo:{checkpoint}"
     if out is not None and out.exists():
         out.unlink()
@@ -135,29 +141,39 @@ def evaluate(
     )
     result: dict[str, Any] = {"step": step, "vs": {}, "by_players": {}}
     result["errors"] = sum(1 for r in ev.rows if (r.get("error") or {}).get("player") == me)
+    lifts: list[float] = []
     for n in counts:
-        part: dict[str, Any] = {"vs": {}}
+        vs: dict[str, Any] = {}
         for table in ev.tables:
             if table.num_players != n or table.name == "mixed":
                 continue
             s = ev.table_summary(table)
-            part["vs"][table.name[len("vs_") :]] = {
+            vs[table.name[len("vs_") :]] = {
                 "win_rate": s["win_rate"] or 0.0,
                 "win_rate_lo": s["ci_lo"],
                 "win_rate_hi": s["ci_hi"],
                 "mean_rank": s["mean_rank"] or float(n),
                 "games": s["games"],
             }
-        part["mean_win_rate"] = sum(v["win_rate"] for v in part["vs"].values()) / max(
-            1, len(part["vs"])
-        )
-        part["openskill_ordinal"] = ev.ratings[n]["ratings"].get(me, {}).get("ordinal", 0.0)
-        result["by_players"][str(n)] = part
-    parts = list(result["by_players"].values())
-    result["vs"] = parts[0]["vs"]  # the first count (the only one, by default)
-    result["mean_win_rate"] = sum(p["mean_win_rate"] for p in parts) / len(parts)
-    result["openskill_ordinal"] = sum(p["openskill_ordinal"] for p in parts) / len(parts)
+            lifts.append(vs[table.name[len("vs_") :]]["win_rate"] * n)
+        result["by_players"][str(n)] = {
+            "vs": vs,
+            "mean_win_rate": sum(v["win_rate"] for v in vs.values()) / max(1, len(vs)),
+            "openskill_ordinal": ev.ratings[n]["ratings"].get(me, {}).get("ordinal", 0.0),
+        }
+    first = result["by_players"][str(counts[0])]
+    result["vs"] = first["vs"]
+    result["mean_win_rate"] = first["mean_win_rate"]
+    result["score"] = sum(lifts) / max(1, len(lifts))
+    ratings = openskill_ratings(ev.rows, anchor="random")
+    result["openskill_ordinal"] = ratings["ratings"].get(me, {}).get("ordinal", 0.0)
     return result
+
+
+def eval_scalars(res: dict[str, Any], cfg: TrainConfig) -> dict[str, float]:
+    """TensorBoard scalars of an evaluation (`training.tblog.eval_scalars`): `eval/vs_<bot>/...`
+    for a single player count, `eval/<n>p/vs_<bot>/...` for each of several."""
+    return tblog.eval_scalars(res, cfg.eval_counts())
 
 
 def _make_callback(
@@ -261,14 +277,16 @@ def _make_callback(
             res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
             if progress is not None:
                 progress.eval_done(step, res, time.perf_counter() - t0)
-            tblog.record_eval(self.logger.record, res, tblog.eval_counts(cfg))
+            for tag, value in eval_scalars(res, cfg).items():
+                self.logger.record(tag, value)
             state.setdefault("evals", []).append(res)
             best = state.get("best")
-            if best is None or res["mean_win_rate"] > best["mean_win_rate"]:
+            if best is None or res["score"] > best.get("score", best["mean_win_rate"] * 4):
                 copy_checkpoint(path, run / "best.zip")
                 state["best"] = {
                     "step": step,
                     "mean_win_rate": res["mean_win_rate"],
+                    "score": res["score"],
                     "checkpoint": _rel(path, run),
                 }
             self._write_state(step, path)
