@@ -13,7 +13,7 @@ convention holds for opponents in the single-seat environment.
 Events. If an agent overrides ``observe``, it receives ``{"type": "action", "seat": s,
 "action": a}`` for every other seat's action (``s`` relative to the observer, as in views) and
 ``{"type": "game_over", "results": ...}`` (the observer's view of the results) at the end.
-Another seat's ``keep`` decision (which starting cards it keeps, hidden by RULES.md §10)
+Another seat's ``keep`` decision (which starting cards it keeps, hidden by docs/RULES.md §10)
 arrives with ``"action": None``.
 
 Schedule (:class:`Schedule`). The entrants are exactly ``num_players`` specs. Seatings are the
@@ -29,7 +29,9 @@ is append-only: written rows are never rewritten. Resuming (:func:`load_for_resu
 only a log whose first line is this tournament's header and whose line ``k + 2`` holds game
 ``k`` of the schedule, replaying every row's actions to check its recorded result; a damaged,
 edited, duplicated, missing or out-of-order row is an error naming its line (the file is left
-untouched). Only a torn last line (an interrupted write) is dropped, and that is said.
+untouched). Only a torn last line (an interrupted write) is dropped, and that is said. With
+``out=None``, :func:`run_tournament` plays in memory and writes nothing (for notebooks and
+other callers that keep the rows themselves); the ``lastwill arena`` command always logs.
 """
 
 from __future__ import annotations
@@ -394,7 +396,7 @@ def default_out_path(root: str | os.PathLike = "runs/arena", suffix: str = ".jso
 
 @dataclass
 class TournamentResult:
-    out: Path
+    out: Path | None  # None: played in memory, nothing written
     header: dict[str, Any]
     rows: list[dict[str, Any]]  # the whole log, in game order
     requested: int
@@ -590,22 +592,26 @@ def run_tournament(
 ) -> TournamentResult:
     """Plan, play (skipping logged games when resuming) and log a tournament.
 
-    ``on_start(total, already_done)``, ``on_game(row)`` and ``on_note(text)`` are progress
-    hooks. The log is append-only: rows are flushed as games finish and fsynced at the end;
-    an existing log is only appended to after :func:`load_for_resume` accepted it.
+    ``out`` is the JSONL log; ``None`` plays in memory and writes nothing (``resume`` then has
+    nothing to continue and is refused). ``on_start(total, already_done)``, ``on_game(row)``
+    and ``on_note(text)`` are progress hooks. The log is append-only: rows are flushed as games
+    finish and fsynced at the end; an existing log is only appended to after
+    :func:`load_for_resume` accepted it.
     """
     if games < 1:
         raise ArenaError(f"--games must be at least 1, got {games}")
     if workers < 1:
         raise ArenaError(f"--workers must be at least 1, got {workers}")
+    if out is None and resume:
+        raise ArenaError("resume needs the log to continue: pass out=PATH (--out PATH)")
     sched = Schedule(tuple(entrants), config, seed, all_seatings)
     header = sched.header(games)
-    path = Path(out) if out is not None else default_out_path()
-    if path.is_dir():
+    path = Path(out) if out is not None else None
+    if path is not None and path.is_dir():
         raise ArenaError(f"--out {path} is a directory; give a log file name (.jsonl)")
     done: dict[int, dict[str, Any]] = {}
     good = None
-    if path.exists():
+    if path is not None and path.exists():
         if not resume:
             raise ArenaError(
                 f"{path} already exists; refusing to overwrite it. Pass --resume to continue "
@@ -623,14 +629,16 @@ def run_tournament(
     if on_start is not None:
         on_start(total, sum(1 for g in done if g < total))
 
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if good is not None and good != path.stat().st_size:
-        with open(path, "r+b") as f:  # drop the torn last line before appending
-            f.truncate(good)
     t0 = time.perf_counter()
     played = 0
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if good is not None and good != path.stat().st_size:
+            with open(path, "r+b") as f:  # drop the torn last line before appending
+                f.truncate(good)
     # a new log is created exclusively: a file that appeared meanwhile is never replaced
-    with open(path, "a" if good is not None else "x", encoding="utf-8") as f:
+    mode = "a" if good is not None else "x"
+    with open(path, mode, encoding="utf-8") if path is not None else _NoLog() as f:
         if f.tell() == 0:
             f.write(json.dumps(header, separators=(",", ":")) + "\n")
             f.flush()
@@ -655,7 +663,8 @@ def run_tournament(
                 done[r["game"]] = r
                 nxt += 1
                 played += 1
-        os.fsync(f.fileno())
+        if path is not None:
+            os.fsync(f.fileno())
     elapsed = time.perf_counter() - t0
     rows = [done[g] for g in sorted(done)]
     return TournamentResult(
@@ -669,6 +678,25 @@ def run_tournament(
         seatings=len(sched.seatings),
         elapsed=elapsed,
     )
+
+
+class _NoLog:
+    """Stands in for the log file of an in-memory tournament: it keeps nothing."""
+
+    def __enter__(self) -> _NoLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def tell(self) -> int:
+        return 1  # never "empty": no header is written
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        return None
 
 
 def run_task_row_stub(task: GameTask) -> dict[str, Any]:

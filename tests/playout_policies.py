@@ -1,7 +1,7 @@
 """Who chooses the actions in the invariant playouts (tests/test_engine_invariants.py).
 
 Uniform random play almost never goes into debt or ends before round 7, so the playouts also
-seat the scripted bots (the racer among them) and a debt seeker, which reach RULES.md §5 (debt,
+seat the scripted bots (the racer among them) and a debt seeker, which reach docs/RULES.md §5 (debt,
 bankruptcy), §7 (the game ends after the round of a bankruptcy) and the debt branch of §8.
 
 A chooser is `choose(state, legal) -> action`, built per game by `choosers(policy, ...)`.

@@ -728,7 +728,7 @@ STATE_CASES = [
     ("card-twice", _mid_game, _dup_card, "hands", "is in hands[0] and in hands[1]"),
     ("card-missing", _mid_game, _lose_card, "decks", "are in no place"),
     ("card-in-wrong-deck", _mid_game, _wrong_pile, "decks", "cannot be in decks[0]"),
-    ("owner-in-debt", _owner, lambda d: d["money"].__setitem__(0, -5), "money", "RULES.md §5"),
+    ("owner-in-debt", _owner, lambda d: d["money"].__setitem__(0, -5), "money", "docs/RULES.md §5"),
     ("money-not-int", _mid_game, lambda d: d["money"].__setitem__(1, "5"), "money", "entry 1"),
     ("round-9", _mid_game, lambda d: d.update(round=9), "round", "out of range"),
     ("phase-99", _mid_game, lambda d: d.update(phase=99), "phase", "out of range"),

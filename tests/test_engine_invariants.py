@@ -1,4 +1,4 @@
-"""Random-playout invariants of the rules engine (RULES.md §2-§8, the engine's own contracts).
+"""Random-playout invariants of the rules engine (docs/RULES.md §2-§8, the engine's own contracts).
 
 Seeded games for 2, 3, 4 and 5 players, played by uniform random choices, by the scripted bots
 and by debt seekers (tests/playout_policies.py: random play almost never goes into debt or

@@ -6,7 +6,7 @@ Two layers, each a table, so a new state field is one entry in each:
   configuration. Every field of `GameState.__slots__` (but `cfg` and `_legal`) has one; a test
   keeps it so.
 - `RELATIONS`: checks across fields, each named after the field it blames: every card in
-  exactly one place of the right kind (RULES.md §2: decks, discards, box, joker supply, offer
+  exactly one place of the right kind (docs/RULES.md §2: decks, discards, box, joker supply, offer
   spaces, hands, boards, the card being resolved), property counts and the spending limit
   (§5), companion tokens and extension tiles conserved, cards off the boards carrying no value
   steps, tokens or privileges,
@@ -389,7 +389,7 @@ def _ext(s: GameState) -> str | None:
 def _money(s: GameState) -> str | None:
     for p in range(s.n):
         if s.nprops[p] and s.money[p] < 0:
-            return f"seat {p} owns a property but has £{s.money[p]} (RULES.md §5)"
+            return f"seat {p} owns a property but has £{s.money[p]} (docs/RULES.md §5)"
     return None
 
 
