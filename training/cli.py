@@ -66,10 +66,28 @@ def train_cmd(
         bool, typer.Option("--resume", help="continue the run in --run-dir where it stopped")
     ] = False,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    backend: Annotated[
+        str,
+        typer.Option(
+            help="sb3: MaskablePPO with the opponent pool; rllib: RLlib PPO, one shared "
+            "policy over all seats, on Ray (pip install -e '.\\[ray]')"
+        ),
+    ] = "sb3",
+    ray_address: Annotated[
+        str | None,
+        typer.Option(help="rllib: Ray cluster address \\[default: $RAY_ADDRESS, else local]"),
+    ] = None,
+    env_runners: Annotated[
+        int | None, typer.Option(help="rllib: EnvRunner actors sampling in parallel")
+    ] = None,
 ) -> None:
     from .config import TrainConfigError, load_config
     from .train import TrainError, resume_config, train
 
+    if backend not in ("sb3", "rllib"):
+        fail(f"--backend {backend!r} is not allowed; choose sb3 or rllib")
+    if backend == "sb3" and (ray_address is not None or env_runners is not None):
+        fail("--ray-address and --env-runners are settings of --backend rllib")
     overrides = {
         "run_dir": run_dir,
         "total_steps": total_steps,
@@ -83,6 +101,11 @@ def train_cmd(
         "snapshot_every": snapshot_every,
         "progress": progress,
     }
+    if backend == "rllib":
+        from .rllib_backend import run_cli
+
+        run_cli(config, overrides, resume, ray_address, env_runners)
+        return
     try:
         if resume:
             if run_dir is None:
