@@ -243,3 +243,27 @@ def test_register_under_main_reaches_spawned_workers(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"errors": 0, "games": 8}
+
+
+# -- the README's example package ------------------------------------------------------------
+
+
+def test_the_example_package_plays_by_module_spec_and_declares_its_entry_point(
+    tmp_path, monkeypatch, clean_registry
+):
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
+    example = REPO / "examples" / "myagent"
+    eps = tomllib.loads((example / "pyproject.toml").read_text())["project"]["entry-points"]
+    assert eps["lastwill.agents"] == {"myagent": "myagent.agent:MyAgent"}
+    monkeypatch.chdir(example)  # as in the README: run from the package's folder
+    entrants = ["myagent.agent:MyAgent:switch=4", "greedy", "planner", "random"]
+    cfg = GameConfig(num_players=4)
+    one = ar.run_tournament(entrants, cfg, 4, seed=1, out=tmp_path / "x1.jsonl")
+    two = ar.run_tournament(entrants, cfg, 4, seed=1, out=tmp_path / "x2.jsonl", workers=2)
+    assert one.errors == 0 and _lines(one.out) == _lines(two.out)
+    module, _, attr = eps["lastwill.agents"]["myagent"].partition(":")
+    assert registry.import_object(module, attr).__name__ == "MyAgent"
