@@ -318,7 +318,7 @@ def _load_builtin() -> None:
         return
     _loaded = True
     register("random", lambda seed=None: RandomAgent(seed), "uniformly random legal actions")
-    from .bots import CombinerBot, GreedyBot, PlannerBot, SpeculatorBot
+    from .bots import CombinerBot, GreedyBot, PlannerBot, RacerBot, SpeculatorBot
     from .search import MCAgent
 
     eps = "eps=FLOAT (default 0.0: chance of a random legal action)"
@@ -326,6 +326,7 @@ def _load_builtin() -> None:
     register("speculator", SpeculatorBot, "property speculator: dear houses, sold cheap", eps)
     register("planner", PlannerBot, "plans by hand needs, sells out into debt at the end", eps)
     register("combiner", CombinerBot, "companion combiner: slots and add-ons", eps)
+    register("racer", RacerBot, "racer: owns nothing, spends fastest, ends the game in debt", eps)
     register(
         "mc",
         MCAgent,

@@ -1,8 +1,9 @@
 """Bot ladder through the arena harness (paired deals, seats rotated, Wilson 95% intervals).
 
     python benchmarks/bot_ladder.py [--games 400] [--players 4] [--workers 2] [--json]
-        [--bots greedy,speculator,planner,combiner] [--extra ppo:agents/policies/reference.npz]
-        [--only-extra] [--skip-random] [--mixed SPEC,SPEC,...] [--ratings]
+        [--bots greedy,speculator,planner,combiner,racer]
+        [--extra ppo:agents/policies/reference.npz] [--only-extra] [--skip-random]
+        [--mixed SPEC,SPEC,...] [--ratings]
 
 Tables: each bot (and each `--extra` entrant) against `players - 1` random players; each against
 `players - 1` copies of every other bot; one mixed table of the bots (the first `players` of
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=int, default=4, choices=range(2, 6))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--bots", default="greedy,speculator,planner,combiner")
+    ap.add_argument("--bots", default="greedy,speculator,planner,combiner,racer")
     ap.add_argument("--extra", action="append", default=[], help="more entrants (e.g. ppo:PATH)")
     ap.add_argument("--skip-random", action="store_true", help="no tables against random")
     ap.add_argument("--only-extra", action="store_true", help="only the --extra entrants' tables")

@@ -30,7 +30,7 @@ from lastwill_env.engine import (
 from lastwill_env.engine.builders import card_id, set_hand, turn_state
 from lastwill_env.engine.game import PLAN_PHASE, TURN_PHASE
 
-BOTS = ("greedy", "speculator", "planner", "combiner")
+BOTS = ("greedy", "speculator", "planner", "combiner", "racer")
 
 
 def _play(specs, seed, check=True):
@@ -58,7 +58,7 @@ def test_bots_play_legal_full_games(n):
 
 
 def test_same_seed_same_actions():
-    specs = ["greedy:eps=0.1", "speculator:eps=0.1", "planner:eps=0.1", "combiner:eps=0.1"]
+    specs = [f"{b}:eps=0.1" for b in BOTS]
     _, a1 = _play(specs, 7)
     _, a2 = _play(specs, 7)
     assert a1 == a2

@@ -4,6 +4,7 @@
 - `speculator.SpeculatorBot`: the property speculator.
 - `planner.PlannerBot`: plans by what the hand needs, times its bankruptcy.
 - `combiner.CombinerBot`: the companion combiner.
+- `racer.RacerBot`: the racer (owns nothing, spends fastest, ends the game in debt).
 
 Shared helpers and the per-phase base rules live in `common`.
 """
@@ -12,6 +13,7 @@ from .combiner import CombinerBot
 from .common import ScriptedBot
 from .greedy import GreedyBot
 from .planner import PlannerBot
+from .racer import RacerBot
 from .speculator import SpeculatorBot
 
-__all__ = ["CombinerBot", "GreedyBot", "PlannerBot", "ScriptedBot", "SpeculatorBot"]
+__all__ = ["CombinerBot", "GreedyBot", "PlannerBot", "RacerBot", "ScriptedBot", "SpeculatorBot"]
