@@ -194,7 +194,8 @@ def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = Non
     `NAME.zip`: an existing `.zip` is left as it is). Returns the `.npz` path.
 
     `model` is a MaskablePPO (or PPO) model with an `MlpPolicy` trained on this lab's
-    observation and action spaces (`SingleSeatEnv`, `lastwill train`), or a `NumpyPolicy`.
+    observation and action spaces (`SingleSeatEnv`, `lastwill train`), a model with
+    `actor_numpy()` (the all-seat trainer's `ActorCritic`), or a `NumpyPolicy`.
     A model for other spaces raises `CheckpointMismatchError`; each file is written under a
     temporary name and renamed, so a failure leaves no half-written checkpoint.
     """
@@ -204,6 +205,8 @@ def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = Non
     npz = path.with_suffix(".npz")
     if isinstance(model, NumpyPolicy):
         policy = model
+    elif callable(getattr(model, "actor_numpy", None)):
+        policy = model.actor_numpy()  # checks the observation and action sizes
     else:
         obs = getattr(model, "observation_space", None)
         act = getattr(model, "action_space", None)

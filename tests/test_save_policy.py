@@ -81,3 +81,17 @@ def test_save_policy_refuses_a_model_for_other_spaces(tmp_path):
     with pytest.raises(CheckpointError, match=r"\.npz or \.zip"):
         save_policy(other, tmp_path / "x.pt")
     assert not list(tmp_path.iterdir())
+
+
+def test_save_policy_takes_the_all_seat_trainers_model(tmp_path):
+    from training.allseat import build_model
+    from training.config import TrainConfig
+
+    model = build_model(TrainConfig(mode="all_seat", net_arch=[16, 16]), seed=0)
+    npz = save_policy(model, tmp_path / "allseat")
+    policy, meta = load_policy(npz)
+    assert meta["obs_size"] == env_signature()["obs_size"]
+    s = new_game(GameConfig(4), 2)
+    obs = encode_state(s, s.cur)
+    assert np.allclose(policy.logits(obs), model.actor_numpy().logits(obs), atol=1e-6)
+    make_agent(f"ppo:{npz}", seed=0)

@@ -73,10 +73,10 @@ def train_cmd(
     backend: Annotated[
         str,
         typer.Option(
-            help="sb3: MaskablePPO with the opponent pool; rllib: RLlib PPO, one shared "
-            "policy over all seats, on Ray (pip install -e '.\\[ray]')"
+            help="lab: the lab's trainer (--mode); rllib: RLlib PPO, one shared policy over "
+            "all seats, on Ray (pip install -e '.\\[ray]')"
         ),
-    ] = "sb3",
+    ] = "lab",
     ray_address: Annotated[
         str | None,
         typer.Option(help="rllib: Ray cluster address \\[default: $RAY_ADDRESS, else local]"),
@@ -88,9 +88,9 @@ def train_cmd(
     from .config import TrainConfigError, load_config
     from .train import TrainError, resume_config, train
 
-    if backend not in ("sb3", "rllib"):
-        fail(f"--backend {backend!r} is not allowed; choose sb3 or rllib")
-    if backend == "sb3" and (ray_address is not None or env_runners is not None):
+    if backend not in ("lab", "rllib"):
+        fail(f"--backend {backend!r} is not allowed; choose lab or rllib")
+    if backend == "lab" and (ray_address is not None or env_runners is not None):
         fail("--ray-address and --env-runners are settings of --backend rllib")
     overrides = {
         "run_dir": run_dir,

@@ -122,15 +122,20 @@ def load_settings(
 
 
 def check_supported(cfg: TrainConfig) -> None:
+    if getattr(cfg, "mode", "single_seat") != "single_seat":
+        raise TrainConfigError(
+            f"mode={cfg.mode!r} is a setting of the lab's trainer; the rllib backend always "
+            f"trains one shared policy over all seats (leave mode unset)"
+        )
     if cfg.bc_teacher:
         raise TrainConfigError(
             f"bc_teacher={cfg.bc_teacher!r} is not supported by the rllib backend; "
-            f"set it to '' or train with --backend sb3"
+            f"set it to '' or train with the lab's trainer (no --backend rllib)"
         )
     if cfg.shaping:
         raise TrainConfigError(
             f"shaping={cfg.shaping!r} is not supported by the rllib backend; "
-            f"set it to 0 or train with --backend sb3"
+            f"set it to 0 or train with the lab's trainer (no --backend rllib)"
         )
     if (cfg.n_steps * cfg.n_envs) < cfg.batch_size:
         raise TrainConfigError(
@@ -330,8 +335,6 @@ def export_policy(algo: Any, path: Path, cfg: TrainConfig, step: int, kind: str)
 
 def train_rllib(cfg: TrainConfig, settings: RLlibSettings) -> dict[str, Any]:
     """Run RLlib PPO self-play for `cfg.total_steps` env steps; returns the final state."""
-    from .train import evaluate
-
     check_supported(cfg)
     run = Path(cfg.run_dir)
     state_file = run / "state.json"
@@ -397,7 +400,7 @@ def train_rllib(cfg: TrainConfig, settings: RLlibSettings) -> dict[str, Any]:
                 )
             last = step >= cfg.total_steps
             if step >= next_eval:
-                _evaluate(algo, run, cfg, state, step, writer, evaluate)
+                _evaluate(algo, run, cfg, state, step, writer)
                 next_eval = step + cfg.eval_every
             if step >= next_ckpt or last:
                 path = run / "checkpoints" / f"step_{step}.npz"
@@ -431,18 +434,17 @@ def train_rllib(cfg: TrainConfig, settings: RLlibSettings) -> dict[str, Any]:
     return state
 
 
-def _evaluate(algo, run: Path, cfg: TrainConfig, state, step: int, writer, evaluate) -> None:
+def _evaluate(algo, run: Path, cfg: TrainConfig, state, step: int, writer) -> None:
+    from .train import eval_scalars, evaluate
+
     path = run / "checkpoints" / f"step_{step}.npz"
     export_policy(algo, path, cfg, step, "checkpoint")
     res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
-    for bot, v in res["vs"].items():
-        for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
-            writer.add_scalar(f"eval/vs_{bot}/{k}", v[k], step)
-    writer.add_scalar("eval/mean_win_rate", res["mean_win_rate"], step)
-    writer.add_scalar("rating/openskill_ordinal", res["openskill_ordinal"], step)
+    for tag, value in eval_scalars(res, cfg).items():
+        writer.add_scalar(tag, value, step)
     state["evals"].append(res)
     best = state.get("best")
-    if best is None or res["mean_win_rate"] > best["mean_win_rate"]:
+    if best is None or res["score"] > best["score"]:
         for suffix in (".npz", ".json"):
             tmp = run / f"best.tmp{suffix}"
             shutil.copyfile(path.with_suffix(suffix), tmp)
@@ -450,6 +452,7 @@ def _evaluate(algo, run: Path, cfg: TrainConfig, state, step: int, writer, evalu
         state["best"] = {
             "step": step,
             "mean_win_rate": res["mean_win_rate"],
+            "score": res["score"],
             "checkpoint": str(path.relative_to(run)),
         }
     state["step"] = step
