@@ -4,6 +4,10 @@ Match runner. :func:`play_game` is pure and picklable (a top-level function of p
 arguments): it builds the agents from their specs with :func:`agents.registry.make_agent`, plays
 one game and returns its row. A bot that raises, or returns an illegal action, turns the game
 into an *error row* (``"error": {"seat", "player", "message"}``, no ranks) instead of raising.
+:func:`run_tournament` first builds every entrant spec once in this process
+(:func:`prepare_players`), so a spec that cannot be built is an :class:`ArenaError` before any
+game; worker processes (``workers``) and Ray tasks (``use_ray``) receive the registry setup
+they need to build the same agents (``agents.registry.worker_setup``).
 
 Views. An agent's ``act(view, legal)`` gets the seat's
 :class:`~lastwill_env.engine.PlayerView`. An agent that declares ``needs_view = False`` (such as
@@ -54,7 +58,13 @@ from lastwill_env.engine import (
 from lastwill_env.engine.actions import KEEP
 
 from .base import BaseAgent
-from .registry import WorkerSetup, apply_worker_setup, make_agent, worker_setup
+from .registry import (
+    PlayerSpecError,
+    WorkerSetup,
+    apply_worker_setup,
+    make_agent,
+    worker_setup,
+)
 
 LOG_VERSION = 1
 # A runaway guard far above the engine's declared bound: a game past it becomes an error row.
@@ -486,11 +496,9 @@ def prepare_players(entrants: Iterable[str], send: str | None = None) -> WorkerS
         try:
             agent = make_agent(spec, 0)
             agent.reset(0)
+        except PlayerSpecError as e:
+            raise ArenaError(str(e)) from e
         except Exception as e:  # noqa: BLE001 - any failure is reported before the first game
-            from .registry import PlayerSpecError
-
-            if isinstance(e, PlayerSpecError):
-                raise ArenaError(str(e)) from e
             raise ArenaError(
                 f"player spec {spec!r} cannot be built: {type(e).__name__}: {e}"
             ) from e
