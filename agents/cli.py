@@ -487,5 +487,67 @@ def play(
         raise typer.Exit(0)
 
 
+# ---------------------------------------------------------------------------------------------
+# lastwill view
+
+VIEW_HELP = (
+    "Open arena logs and play records in the browser, and play live games there. A local web "
+    "app (served on 127.0.0.1 by default; every file it uses ships with the lab): the game "
+    "list of a log with filters by entrant; each game as a table picture (one seat's view or "
+    "every hand), stepped decision by decision; money of every seat as a chart; for a "
+    "ppo:PATH seat, the policy's top actions and value estimate at each of its decisions; and "
+    "live play against bots and policies, saved like `lastwill play`. Needs the view extra: "
+    "pip install -e '.\\[view]'."
+)
+
+
+@app.command(help=VIEW_HELP, context_settings={"max_content_width": 100})
+def view(
+    log: Annotated[
+        Path | None,
+        typer.Argument(help="Arena log (.jsonl) or game file (.json) to open first."),
+    ] = None,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on (127.0.0.1: this machine only).")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", help="Port to listen on (0: any free port).")
+    ] = 8765,
+    no_browser: Annotated[
+        bool, typer.Option("--no-browser", help="Do not open a browser window.")
+    ] = False,
+    save_dir: Annotated[
+        Path, typer.Option("--save-dir", help="Folder for the records of live games.")
+    ] = Path("runs/play"),
+) -> None:
+    if not 0 <= port <= 65535:
+        fail(f"--port must be from 0 to 65535, got {port}")
+    try:
+        from .viewer.server import serve
+    except ImportError as e:
+        fail(
+            f"lastwill view needs the view extra ({e.name or e} is not installed): "
+            f"pip install -e '.[view]'"
+        )
+    from .viewer.core import ViewError
+
+    def ready(url: str) -> None:
+        note(f"lastwill view: serving {url} (Ctrl+C stops)")
+
+    try:
+        serve(
+            log,
+            host=host,
+            port=port,
+            open_browser=not no_browser,
+            save_dir=save_dir,
+            on_ready=ready,
+        )
+    except ViewError as e:
+        fail(str(e))
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        pass
+
+
 if __name__ == "__main__":  # pragma: no cover
     app()

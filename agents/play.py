@@ -280,6 +280,56 @@ class PlayOutcome:
     record: dict[str, Any]
 
 
+def observers_of(game: PlayGame) -> list[int]:
+    """The bot seats that want to be told the other seats' actions (``observe``)."""
+    return [s for s, a in game.agents.items() if _overrides_observe(a)]
+
+
+def bot_step(game: PlayGame, observers: list[int] | None = None) -> tuple[int, str | None]:
+    """Let the bot whose turn it is decide and apply its action; ``(action, problem)``.
+
+    A bot that raises or answers an illegal action plays the first legal action instead and
+    ``problem`` says what went wrong (a bot's fault must not end a person's game)."""
+    state = game.state
+    seat = state.cur
+    if state.phase == GAME_OVER or seat == game.human_seat:
+        raise PlayError("bot_step: no bot is to act")
+    observers = observers_of(game) if observers is None else observers
+    legal = legal_actions(state)
+    agent = game.agents[seat]
+    view = player_view(state, seat) if getattr(agent, "needs_view", True) else None
+    problem = None
+    try:
+        action = agent.act(view, list(legal))
+        if action not in legal:
+            raise ValueError(f"illegal action {action!r}")
+    except Exception as e:  # noqa: BLE001 - a bot's fault must not end the game
+        action = legal[0]
+        problem = f"{type(e).__name__}: {e}"
+    action = int(action)
+    apply_action(state, action)
+    _feed(game.agents, observers, game.config.num_players, seat, action)
+    return action, problem
+
+
+def human_step(game: PlayGame, action: int, observers: list[int] | None = None) -> None:
+    """Apply the human's ``action`` (legality is checked by the engine: an illegal one raises
+    :class:`~lastwill_env.engine.IllegalActionError` and changes nothing) and tell the bots."""
+    state = game.state
+    if state.phase == GAME_OVER or state.cur != game.human_seat:
+        raise PlayError("human_step: it is not the human's turn")
+    apply_action(state, action)
+    observers = observers_of(game) if observers is None else observers
+    _feed(game.agents, observers, game.config.num_players, game.human_seat, action)
+
+
+def finish(game: PlayGame, observers: list[int] | None = None) -> None:
+    """Tell the observing bots that the game is over."""
+    observers = observers_of(game) if observers is None else observers
+    for s in observers:
+        game.agents[s].observe({"type": "game_over", "results": player_view(game.state, s).results})
+
+
 def choice_label(action: int, view: PlayerView | None = None) -> str:
     """``describe_action`` plus what a plan space gives and which card an offer space holds."""
     text = describe_action(action)
@@ -339,8 +389,7 @@ def run(
     n = game.config.num_players
     human = game.human_seat
     names = game.names
-    agents = game.agents
-    observers = [s for s, a in agents.items() if _overrides_observe(a)]
+    observers = observers_of(game)
     state = game.state
 
     def say(text: str) -> None:
@@ -357,19 +406,10 @@ def run(
         seat = state.cur
         legal = legal_actions(state)
         if seat != human:
-            agent = agents[seat]
-            view = player_view(state, seat) if getattr(agent, "needs_view", True) else None
-            try:
-                action = agent.act(view, list(legal))
-                if action not in legal:
-                    raise ValueError(f"illegal action {action!r}")
-            except Exception as e:  # noqa: BLE001 - a bot's fault must not end the game
-                action = legal[0]
-                say(f"  ({names[seat]} failed: {type(e).__name__}: {e}; it plays {action})")
-            action = int(action)
-            apply_action(state, action)
+            action, problem = bot_step(game, observers)
+            if problem is not None:
+                say(f"  ({names[seat]} failed: {problem}; it plays {action})")
             say(f"  {names[seat]}: {describe_step(action, seat, human)}")
-            _feed(agents, observers, n, seat, action)
             continue
         view = player_view(state, human)
         say("")
@@ -408,12 +448,10 @@ def run(
                 return PlayOutcome(False, True, None, game_record(game))
             action = legal[arg]
             break
-        apply_action(state, action)
+        human_step(game, action, observers)
         say(f"  you ({names[human]}): {describe_action(action)}")
-        _feed(agents, observers, n, human, action)
 
-    for s in observers:
-        agents[s].observe({"type": "game_over", "results": player_view(state, s).results})
+    finish(game, observers)
     say("")
     say(render_view(player_view(state, human), human, names))
     say("")

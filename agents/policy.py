@@ -2,7 +2,8 @@
 
 A checkpoint is the SB3 file `NAME.zip` with a JSON sidecar `NAME.json` (env name and version,
 action-table hash, observation size, training configuration, seed, step) and, written beside
-them by the trainer, `NAME.npz`: the policy network's weights as plain arrays. The agent plays
+them by the trainer, `NAME.npz`: the policy network's weights as plain arrays (and the
+critic's, which `NumpyPolicy.evaluate` uses for the value estimate). The agent plays
 from the `.npz` with a small numpy forward pass (fast at batch size 1, no torch needed); given a
 `.zip` without its `.npz`, it loads the model with sb3-contrib (importing torch only then) and
 converts it. Actions are always masked to the legal set: deterministic (arg-max) by default, or
@@ -93,9 +94,21 @@ def check_compatible(meta: dict[str, Any], where: str) -> None:
 
 
 class NumpyPolicy:
-    """The actor of an SB3 MlpPolicy as numpy arrays: hidden layers then the action layer."""
+    """The actor of an SB3 MlpPolicy as numpy arrays: hidden layers then the action layer.
 
-    def __init__(self, weights: list[np.ndarray], biases: list[np.ndarray], activation: str):
+    Optionally also the critic (``value_weights``/``value_biases``: its hidden layers then the
+    value layer, one output), so that :meth:`evaluate` can give the value estimate of a
+    decision; checkpoints written before the critic was exported carry the actor only.
+    """
+
+    def __init__(
+        self,
+        weights: list[np.ndarray],
+        biases: list[np.ndarray],
+        activation: str,
+        value_weights: list[np.ndarray] | None = None,
+        value_biases: list[np.ndarray] | None = None,
+    ):
         if activation not in ("tanh", "relu"):
             raise CheckpointError(f"unsupported activation {activation!r}; known: tanh, relu")
         if len(weights) != len(biases) or not weights:
@@ -108,6 +121,23 @@ class NumpyPolicy:
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
         self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
         self.activation = activation
+        self.value_weights: list[np.ndarray] | None = None
+        self.value_biases: list[np.ndarray] | None = None
+        if value_weights:
+            if value_biases is None or len(value_weights) != len(value_biases):
+                raise CheckpointError("value weights and biases do not match")
+            if value_weights[0].shape[1] != OBS_SIZE or value_weights[-1].shape[0] != 1:
+                raise CheckpointMismatchError(
+                    f"value network maps {value_weights[0].shape[1]} inputs to "
+                    f"{value_weights[-1].shape[0]} outputs; expected {OBS_SIZE} inputs, 1 output"
+                )
+            self.value_weights = [np.ascontiguousarray(w, dtype=np.float32) for w in value_weights]
+            self.value_biases = [np.ascontiguousarray(b, dtype=np.float32) for b in value_biases]
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the critic is present (:meth:`value` and :meth:`evaluate` give a value)."""
+        return self.value_weights is not None
 
     @classmethod
     def from_sb3(cls, model: Any) -> NumpyPolicy:
@@ -116,25 +146,45 @@ class NumpyPolicy:
         policy = model.policy
         layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
         layers.append(policy.action_net)
+        vlayers = [m for m in policy.mlp_extractor.value_net if isinstance(m, nn.Linear)]
+        vlayers.append(policy.value_net)
         act = policy.activation_fn
         name = {nn.Tanh: "tanh", nn.ReLU: "relu"}.get(act, getattr(act, "__name__", str(act)))
         return cls(
             [m.weight.detach().cpu().numpy() for m in layers],
             [m.bias.detach().cpu().numpy() for m in layers],
             name,
+            [m.weight.detach().cpu().numpy() for m in vlayers],
+            [m.bias.detach().cpu().numpy() for m in vlayers],
         )
 
     def state(self) -> dict[str, Any]:
         """Picklable weights (to ship to env workers)."""
-        return {"weights": self.weights, "biases": self.biases, "activation": self.activation}
+        return {
+            "weights": self.weights,
+            "biases": self.biases,
+            "activation": self.activation,
+            "value_weights": self.value_weights,
+            "value_biases": self.value_biases,
+        }
 
     @classmethod
     def from_state(cls, st: dict[str, Any]) -> NumpyPolicy:
-        return cls(st["weights"], st["biases"], st["activation"])
+        return cls(
+            st["weights"],
+            st["biases"],
+            st["activation"],
+            st.get("value_weights"),
+            st.get("value_biases"),
+        )
 
     def save_npz(self, path: str | Path) -> None:
+        """``w<i>``/``b<i>`` the actor, ``vw<i>``/``vb<i>`` the critic (when present)."""
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)}
         arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
+        if self.value_weights is not None and self.value_biases is not None:
+            arrays.update({f"vw{i}": w for i, w in enumerate(self.value_weights)})
+            arrays.update({f"vb{i}": b for i, b in enumerate(self.value_biases)})
         path = Path(path)
         tmp = path.with_name(path.stem + ".tmp.npz")
         np.savez(tmp, activation=np.array(self.activation), **arrays)
@@ -145,25 +195,49 @@ class NumpyPolicy:
         try:
             with np.load(path, allow_pickle=False) as z:
                 k = sum(1 for name in z.files if name.startswith("w"))
+                vk = sum(1 for name in z.files if name.startswith("vw"))
                 return cls(
                     [z[f"w{i}"] for i in range(k)],
                     [z[f"b{i}"] for i in range(k)],
                     str(z["activation"]),
+                    [z[f"vw{i}"] for i in range(vk)] or None,
+                    [z[f"vb{i}"] for i in range(vk)] or None,
                 )
         except (OSError, KeyError, ValueError) as e:
             if isinstance(e, CheckpointError):
                 raise
             raise CheckpointError(f"cannot read policy weights {path}: {e}") from e
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
+    def _mlp(self, obs: np.ndarray, weights: list[np.ndarray], biases: list[np.ndarray]):
         x = obs
-        last = len(self.weights) - 1
+        last = len(weights) - 1
         act = np.tanh if self.activation == "tanh" else (lambda v: np.maximum(v, 0.0))
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+        for i, (w, b) in enumerate(zip(weights, biases, strict=True)):
             x = w @ x + b
             if i < last:
                 x = act(x)
         return x
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        return self._mlp(obs, self.weights, self.biases)
+
+    def value(self, obs: np.ndarray) -> float | None:
+        """The critic's value estimate of ``obs`` (``None`` without a critic)."""
+        if self.value_weights is None or self.value_biases is None:
+            return None
+        return float(self._mlp(obs, self.value_weights, self.value_biases)[0])
+
+    def evaluate(self, obs: np.ndarray, legal: list[int]) -> tuple[np.ndarray, float | None]:
+        """``(probabilities, value)`` at a decision: the masked action distribution over
+        ``legal`` (same order, summing to 1; what ``:sample`` draws from, whose arg-max is the
+        deterministic choice) and the critic's value estimate (``None`` without a critic)."""
+        if not legal:
+            raise ValueError("evaluate needs at least one legal action")
+        z = self.logits(obs)[list(legal)].astype(np.float64)
+        z -= z.max()
+        p = np.exp(z)
+        p /= p.sum()
+        return p, self.value(obs)
 
     def logits_batch(self, obs: np.ndarray) -> np.ndarray:
         """Logits of a batch of observations, shape (B, OBS_SIZE) -> (B, NUM_ACTIONS)."""
@@ -237,26 +311,44 @@ def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = Non
     return npz
 
 
-_CACHE: dict[tuple[str, float, bool], tuple[NumpyPolicy, dict[str, Any]]] = {}
+_CACHE: dict[tuple[str, float, bool, bool], tuple[NumpyPolicy, dict[str, Any]]] = {}
 
 
-def load_policy(path: str | Path, check: bool = True) -> tuple[NumpyPolicy, dict[str, Any]]:
+def load_policy(
+    path: str | Path, check: bool = True, need_value: bool = False
+) -> tuple[NumpyPolicy, dict[str, Any]]:
     """Load a checkpoint (`.zip` or `.npz`, with its `.json` sidecar) as a NumpyPolicy.
-    Cached per process by path and modification time (the arena builds agents per game)."""
+    Cached per process by path and modification time (the arena builds agents per game).
+
+    With ``need_value``, a `.npz` written without the critic is completed from the `.zip`
+    beside it when there is one (importing torch then); otherwise the policy has no critic
+    (``has_value`` is false)."""
     path = Path(path)
     try:
-        key = (str(path.resolve()), path.stat().st_mtime, check)
+        key = (str(path.resolve()), path.stat().st_mtime, check, need_value)
     except OSError:
         key = None
     if key is not None and key in _CACHE:
         return _CACHE[key]
-    out = _load_policy(path, check)
+    out = _load_policy(path, check, need_value)
     if key is not None:
         _CACHE[key] = out
     return out
 
 
-def _load_policy(path: Path, check: bool) -> tuple[NumpyPolicy, dict[str, Any]]:
+def _load_sb3(path: Path) -> NumpyPolicy:
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:  # pragma: no cover - a core dependency
+        raise CheckpointError(f"reading {path} needs sb3-contrib: {e}") from e
+    try:
+        model = MaskablePPO.load(str(path), device="cpu")
+    except Exception as e:  # noqa: BLE001 - any unreadable file is reported the same way
+        raise CheckpointError(f"cannot load checkpoint {path}: {e}") from e
+    return NumpyPolicy.from_sb3(model)
+
+
+def _load_policy(path: Path, check: bool, need_value: bool = False):
     if not path.exists():
         raise CheckpointError(
             f"checkpoint {path} does not exist (expected a .zip or .npz written by "
@@ -269,16 +361,13 @@ def _load_policy(path: Path, check: bool) -> tuple[NumpyPolicy, dict[str, Any]]:
         check_compatible(meta, str(path))
     npz = path.with_suffix(".npz")
     if npz.exists():
-        return NumpyPolicy.load_npz(npz), meta
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as e:  # pragma: no cover - a core dependency
-        raise CheckpointError(f"reading {path} needs sb3-contrib: {e}") from e
-    try:
-        model = MaskablePPO.load(str(path), device="cpu")
-    except Exception as e:  # noqa: BLE001 - any unreadable file is reported the same way
-        raise CheckpointError(f"cannot load checkpoint {path}: {e}") from e
-    return NumpyPolicy.from_sb3(model), meta
+        pol = NumpyPolicy.load_npz(npz)
+        zip_ = path.with_suffix(".zip")
+        if need_value and not pol.has_value and zip_.exists():
+            full = _load_sb3(zip_)
+            pol.value_weights, pol.value_biases = full.value_weights, full.value_biases
+        return pol, meta
+    return _load_sb3(path), meta
 
 
 class PolicyAgent(BaseAgent):

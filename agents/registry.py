@@ -66,6 +66,12 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def entries() -> list[Entry]:
+    """Every registered player, by name."""
+    _load_builtin()
+    return [_REGISTRY[n] for n in names()]
+
+
 def _coerce(value: str):
     for cast in (int, float):
         try:

@@ -156,6 +156,28 @@ def test_numpy_policy_matches_the_torch_policy(tiny_run: Path) -> None:
     assert np.allclose(conv.logits(obs[0]), npol.logits(obs[0]), atol=1e-6)
 
 
+def test_numpy_critic_matches_the_torch_value(tiny_run: Path, tmp_path: Path) -> None:
+    """The .npz carries the critic: its value is SB3's predict_values; an older actor-only
+    .npz gets the critic from the .zip beside it when asked for (need_value)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(tiny_run / "best.zip"), device="cpu")
+    npol = NumpyPolicy.load_npz(tiny_run / "best.npz")
+    assert npol.has_value
+    obs = np.random.default_rng(1).uniform(-1, 1, size=(6, OBS_SIZE)).astype(np.float32)
+    with torch.no_grad():
+        want = model.policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
+    for i in range(6):
+        assert npol.value(obs[i]) == pytest.approx(float(want[i]), abs=1e-4)
+    for suffix in (".zip", ".json"):
+        shutil.copyfile(tiny_run / ("best" + suffix), tmp_path / ("old" + suffix))
+    NumpyPolicy(npol.weights, npol.biases, npol.activation).save_npz(tmp_path / "old.npz")
+    assert not load_policy(tmp_path / "old.npz")[0].has_value
+    full, _ = load_policy(tmp_path / "old.npz", need_value=True)
+    assert full.value(obs[0]) == pytest.approx(float(want[0]), abs=1e-4)
+
+
 def test_mismatched_checkpoint_is_refused_with_a_clear_error(tiny_run: Path, tmp_path) -> None:
     for suffix in (".zip", ".npz", ".json"):
         shutil.copyfile(tiny_run / ("best" + suffix), tmp_path / ("old" + suffix))
@@ -222,7 +244,10 @@ def test_config_rejects_bad_values_with_clear_errors(tmp_path: Path) -> None:
 def test_reference_config_is_valid() -> None:
     root = Path(__file__).resolve().parent.parent
     cfg = load_config(root / "training/configs/reference.toml")
-    assert cfg.eval_num_players == 4 and cfg.total_steps > 0
+    assert cfg.mode == "all_seat" and cfg.eval_counts() == [2, 3, 4, 5]
+    assert "racer" in cfg.bots and "racer" in cfg.eval_bots and cfg.exploiter_every > 0
+    old = load_config(root / "training/configs/ref_v1.toml")
+    assert old.mode == "single_seat" and old.eval_num_players == 4
 
 
 # -- the opponent pool -----------------------------------------------------------------------

@@ -145,7 +145,9 @@ def _model_class():
             entropy = -(torch.where(masks, legal_logp.exp(), 0.0) * legal_logp).sum(-1)
             return values, logp, entropy
 
-        def actor_numpy(self) -> NumpyPolicy:
+        def actor_numpy(self, critic: bool = False) -> NumpyPolicy:
+            """The actor as dense numpy weights; with ``critic``, the critic too (written to
+            checkpoints, where ``NumpyPolicy.evaluate`` gives the value estimate)."""
             w0 = self.first.weight[:, : self.h0].detach().cpu().numpy().T.copy()
             ws, bs = _dense(self.pi_rest)
             ws = [w0, *ws, self.action_net.weight.detach().cpu().numpy().copy()]
@@ -154,7 +156,17 @@ def _model_class():
                 *bs,
                 self.action_net.bias.detach().cpu().numpy().copy(),
             ]
-            return NumpyPolicy(ws, bs, self.activation)
+            if not critic:
+                return NumpyPolicy(ws, bs, self.activation)
+            v0 = self.first.weight[:, self.h0 :].detach().cpu().numpy().T.copy()
+            vws, vbs = _dense(self.vf_rest)
+            vws = [v0, *vws, self.value_net.weight.detach().cpu().numpy().copy()]
+            vbs = [
+                self.vf_bias.detach().cpu().numpy().copy(),
+                *vbs,
+                self.value_net.bias.detach().cpu().numpy().copy(),
+            ]
+            return NumpyPolicy(ws, bs, self.activation, vws, vbs)
 
         def load_actor_numpy(self, policy: NumpyPolicy) -> None:
             """Set the actor from dense weights (a warm start, or the target of `exploit`)."""

@@ -53,7 +53,7 @@ def save_checkpoint(model, optimizer, path: Path, cfg: TrainConfig, step: int, e
     torch.save(
         {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step}, pt_tmp
     )
-    model.actor_numpy().save_npz(path)
+    model.actor_numpy(critic=True).save_npz(path)
     pt_tmp.replace(path.with_suffix(".pt"))
     meta = {
         **env_signature(),
