@@ -219,6 +219,10 @@ def test_masked_module_export_matches_the_numpy_forward():
     illegal = np.setdiff1d(np.arange(NUM_ACTIONS), legal)
     assert (logits[illegal] < -1e30).all()  # masked: never sampled
     assert int(np.argmax(logits)) == npol.choose(obs, legal)
+    # the critic comes along: the module's value estimate, from the numpy forward pass
+    with torch.no_grad():
+        v = module.compute_values(batch)[0].item()
+    assert npol.value(obs) == pytest.approx(v, abs=1e-5)
 
 
 # -- RLlib training ------------------------------------------------------------------------

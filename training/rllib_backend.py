@@ -165,7 +165,8 @@ def _layers(state: dict[str, Any], prefix: str) -> list[tuple[np.ndarray, np.nda
 def numpy_policy_from_state(state: dict[str, Any], activation: str) -> NumpyPolicy:
     """The actor of a `MaskedPPOTorchRLModule` state dict (arrays or tensors) as the lab's
     `NumpyPolicy`: the actor encoder's linear layers (each followed by `activation`), then the
-    linear policy head. That is the layout `agents.policy` plays (`ppo:PATH`)."""
+    linear policy head. That is the layout `agents.policy` plays (`ppo:PATH`). The critic
+    (critic encoder, value head) comes along when the state has it."""
     state = {k: (v.detach().cpu().numpy() if hasattr(v, "detach") else v) for k, v in state.items()}
     encoder = _layers(state, "encoder.actor_encoder.net.mlp.") or _layers(
         state, "encoder.encoder.net.mlp."
@@ -178,7 +179,20 @@ def numpy_policy_from_state(state: dict[str, Any], activation: str) -> NumpyPoli
             f"{len(head)} head layers"
         )
     layers = encoder + head
-    return NumpyPolicy([w for w, _ in layers], [b for _, b in layers], activation)
+    # the critic, when the state has it (a learner's state; an inference-only one has not)
+    critic = _layers(state, "encoder.critic_encoder.net.mlp.") or (
+        encoder if not _layers(state, "encoder.actor_encoder.net.mlp.") else []
+    )
+    value = critic + _layers(state, "vf.net.mlp.") if critic else []
+    if value and len(value) != len(critic) + 1:
+        value = []
+    return NumpyPolicy(
+        [w for w, _ in layers],
+        [b for _, b in layers],
+        activation,
+        value_weights=[w for w, _ in value] or None,
+        value_biases=[b for _, b in value] or None,
+    )
 
 
 def export_rllib_checkpoint(
