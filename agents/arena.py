@@ -17,7 +17,7 @@ convention holds for opponents in the single-seat environment.
 Events. If an agent overrides ``observe``, it receives ``{"type": "action", "seat": s,
 "action": a}`` for every other seat's action (``s`` relative to the observer, as in views) and
 ``{"type": "game_over", "results": ...}`` (the observer's view of the results) at the end.
-Another seat's ``keep`` decision (which starting cards it keeps, hidden by RULES.md §10)
+Another seat's ``keep`` decision (which starting cards it keeps, hidden by docs/RULES.md §10)
 arrives with ``"action": None``.
 
 Schedule (:class:`Schedule`). The entrants are exactly ``num_players`` specs. Seatings are the
@@ -29,7 +29,9 @@ is rounded up to a multiple of ``S``.
 
 Log. The first line is ``{"type": "header", ...}`` (entrants, num_players, seed, config,
 seatings); then one row per game, written in game order and flushed as games finish. Resuming
-checks the header, skips the games already recorded and drops a truncated last line.
+checks the header, skips the games already recorded and drops a truncated last line. With
+``out=None``, :func:`run_tournament` plays in memory and writes nothing (for notebooks and
+other callers that keep the rows themselves); the ``lastwill arena`` command always logs.
 """
 
 from __future__ import annotations
@@ -401,7 +403,7 @@ def default_out_path(root: str | os.PathLike = "runs/arena", suffix: str = ".jso
 
 @dataclass
 class TournamentResult:
-    out: Path
+    out: Path | None  # None: played in memory, nothing written
     header: dict[str, Any]
     rows: list[dict[str, Any]]  # the whole log, in game order
     requested: int
@@ -539,16 +541,19 @@ def run_tournament(
 ) -> TournamentResult:
     """Plan, play (skipping logged games when resuming) and log a tournament.
 
-    Every entrant spec is built once before the first game (`prepare_players`): one that
-    cannot be built is an `ArenaError`, and nothing is played or written. With `use_ray`,
-    games run as Ray tasks on the Ray this process is connected to, or on `ray_address` /
-    `RAY_ADDRESS`, or on a local Ray started for the run. ``on_start(total, already_done)``
-    and ``on_game(row)`` are progress hooks.
+    ``out`` is the JSONL log; ``None`` plays in memory and writes nothing (``resume`` then has
+    nothing to continue and is refused). Every entrant spec is built once before the first game
+    (`prepare_players`): one that cannot be built is an `ArenaError`, and nothing is played or
+    written. With `use_ray`, games run as Ray tasks on the Ray this process is connected to, or
+    on `ray_address` / `RAY_ADDRESS`, or on a local Ray started for the run.
+    ``on_start(total, already_done)`` and ``on_game(row)`` are progress hooks.
     """
     if games < 1:
         raise ArenaError(f"--games must be at least 1, got {games}")
     if workers < 1:
         raise ArenaError(f"--workers must be at least 1, got {workers}")
+    if out is None and resume:
+        raise ArenaError("resume needs the log to continue: pass out=PATH (--out PATH)")
     sched = Schedule(tuple(entrants), config, seed, all_seatings)
     if use_ray:
         _import_ray()
@@ -576,9 +581,9 @@ def _run(
     on_game: Callable[[dict[str, Any]], None] | None,
 ) -> TournamentResult:
     header = sched.header(games)
-    path = Path(out) if out is not None else default_out_path()
+    path = Path(out) if out is not None else None
     done: dict[int, dict[str, Any]] = {}
-    if path.exists():
+    if path is not None and path.exists():
         if not resume:
             raise ArenaError(
                 f"{path} already exists; refusing to overwrite it. Pass --resume to continue "
@@ -609,10 +614,11 @@ def _run(
     if on_start is not None:
         on_start(total, sum(1 for g in done if g < total))
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     played = 0
-    with open(path, "a", encoding="utf-8") as f:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a", encoding="utf-8") if path is not None else _NoLog() as f:
         if f.tell() == 0:
             f.write(json.dumps(header, separators=(",", ":")) + "\n")
             f.flush()
@@ -655,6 +661,25 @@ def _run(
         seatings=len(sched.seatings),
         elapsed=elapsed,
     )
+
+
+class _NoLog:
+    """Stands in for the log file of an in-memory tournament: it keeps nothing."""
+
+    def __enter__(self) -> _NoLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def tell(self) -> int:
+        return 1  # never "empty": no header is written
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        return None
 
 
 def run_task_row_stub(task: GameTask) -> dict[str, Any]:

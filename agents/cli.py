@@ -27,8 +27,38 @@ app = typer.Typer(
 )
 
 
+def version_text() -> str:
+    """`lastwill-lab X.Y.Z (env lastwill_vN, N actions)`: the installed package and its env."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import lastwill_env
+    from lastwill_env.engine import NUM_ACTIONS
+
+    try:
+        v = version("lastwill-lab")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        v = "unknown (not installed)"
+    return f"lastwill-lab {v} (env {lastwill_env.ENV_NAME}, {NUM_ACTIONS} actions)"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit(0)
+
+
 @app.callback()
-def main() -> None:
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the lab's version and its env version, then exit.",
+            callback=_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
     """Last Will RL lab: play bots against each other, train and evaluate agents."""
 
 
@@ -233,7 +263,7 @@ def arena(
             config,
             games,
             seed=seed,
-            out=out,
+            out=out if out is not None else ar.default_out_path(),
             resume=resume,
             workers=workers,
             use_ray=use_ray,
@@ -250,7 +280,8 @@ def arena(
     summary = stats.summarize(result.rows)
     seats = stats.seat_stats(result.rows)
     ratings = stats.openskill_ratings(result.rows, anchor=anchor)
-    _print_summary(fmt, result, summary, seats, ratings)
+    paired = stats.paired_comparisons(result.rows, seed=seed)
+    _print_summary(fmt, result, summary, seats, ratings, paired)
     if plot is not None:
         stats.plot_win_rates(
             summary, str(plot), title=f"{n}-player arena, {len(result.rows)} games"
@@ -266,8 +297,10 @@ def _fmt(x: float | None, spec: str = ".3f") -> str:
     return "-" if x is None else format(x, spec)
 
 
-def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
+def _print_summary(fmt: OutputFormat, result, summary, seats, ratings, paired=()) -> None:
     import json
+
+    from .registry import display_name
 
     rated = ratings["ratings"]
     if fmt is OutputFormat.json:
@@ -276,9 +309,10 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
             "header": result.header,
             "games": len(result.rows),
             "errors": result.errors,
-            "entrants": summary,
+            "entrants": [{**s, "name": display_name(s["spec"])} for s in summary],
             "seats": seats,
             "ratings": ratings,
+            "paired": list(paired),
         }
         typer.echo(json.dumps(doc, indent=2))
         return
@@ -288,14 +322,15 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
         n = max((len(s["seat_win_rates"]) for s in summary), default=0)
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(
-            ["spec", "games", "wins", "win_rate", "ci_lo", "ci_hi", "chance", "mean_rank"]
+            ["spec", "name", "games", "wins", "win_rate", "ci_lo", "ci_hi", "chance", "mean_rank"]
             + [f"seat{i}_win_rate" for i in range(n)]
             + ["errors", "mu", "sigma", "ordinal"]
         )
         for s in summary:
             r = rated.get(s["spec"], {})
             w.writerow(
-                [s["spec"], s["games"], s["wins"], s["win_rate"], s["ci_lo"], s["ci_hi"]]
+                [s["spec"], display_name(s["spec"]), s["games"], s["wins"], s["win_rate"]]
+                + [s["ci_lo"], s["ci_hi"]]
                 + [s["chance"], s["mean_rank"]]
                 + [
                     s["seat_win_rates"][i] if i < len(s["seat_win_rates"]) else None
@@ -319,7 +354,7 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
     t.add_column("errors", justify="right")
     for s in summary:
         t.add_row(
-            s["spec"],
+            display_name(s["spec"]),
             str(s["games"]),
             str(s["wins"]),
             _fmt(s["win_rate"]),
@@ -339,7 +374,11 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
         rt.add_column(col, justify="left" if col == "player" else "right")
     for spec, r in rated.items():
         rt.add_row(
-            spec, f"{r['ordinal']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", str(r["games"])
+            display_name(spec),
+            f"{r['ordinal']:.2f}",
+            f"{r['mu']:.2f}",
+            f"{r['sigma']:.2f}",
+            str(r["games"]),
         )
     console.print(rt)
     st = Table(title="Seats (all players)")
@@ -354,6 +393,242 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
             _fmt(s["chance"]),
         )
     console.print(st)
+    if paired:
+        _print_paired(console, paired)
+
+
+def _print_paired(console, paired) -> None:
+    """The paired comparisons of :func:`agents.stats.paired_comparisons` as a table."""
+    from rich.table import Table
+
+    from .registry import display_name
+
+    pt = Table(title="Paired comparisons on the same deals (win rate A - B)")
+    for col in ("A", "B", "deals", "A - B", "95% CI", "McNemar p", "verdict"):
+        pt.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
+    for r in paired:
+        if r["diff"] is None:
+            continue
+        m = r["mcnemar"]
+        better = r["better"]
+        pt.add_row(
+            display_name(r["a"]),
+            display_name(r["b"]),
+            str(r["deals"]),
+            f"{100 * r['diff']:+.1f} pts",
+            f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f}",
+            "-" if m is None else f"{m['p']:.3g}",
+            f"{display_name(better)} better" if better else "no clear difference",
+        )
+    console.print(pt)
+
+
+# ---------------------------------------------------------------------------------------------
+# lastwill eval
+
+EVAL_HELP = (
+    "Evaluate one player against the bot panel: at each player count, a table against copies "
+    "of each panel bot and a mixed table of different bots, seats rotated over paired deals "
+    "(every table at a count plays the same deals). Prints one summary table: win rate with "
+    "its Wilson 95% interval beside the chance rate 1/N, mean rank and the OpenSkill rating "
+    "(ordinal over all games at that count, anchored at --anchor). The games are logged as "
+    "JSONL (--out)."
+)
+
+
+def _int_list_option(text: str, flag: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"{flag} takes comma-separated integers, e.g. 2,3,4,5; got {text!r}")
+    if not values:
+        fail(f"{flag} needs at least one value, e.g. 4 or 2,3,4,5")
+    return values
+
+
+@app.command(
+    "eval", cls=_LegendCommand, help=EVAL_HELP, context_settings={"max_content_width": 100}
+)
+def eval_cmd(
+    spec: Annotated[
+        str,
+        typer.Argument(
+            help="The player to evaluate, e.g. ppo:agents/policies/reference.npz@ref or greedy."
+        ),
+    ],
+    num_players: Annotated[
+        str,
+        typer.Option("--num-players", "-n", help="Player counts, comma-separated, e.g. 2,3,4,5."),
+    ] = "4",
+    games: Annotated[
+        int,
+        typer.Option("--games", "-g", help="Games per table, rounded up to whole seat rotations."),
+    ] = 400,
+    panel: Annotated[
+        str | None,
+        typer.Option(
+            "--panel", help="Comma-separated bot specs of the panel \\[default: the lab's panel]."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals.")] = 0,
+    anchor: Annotated[
+        str | None,
+        typer.Option(
+            "--anchor",
+            help="Spec whose rating ordinal is 0; one outside the panel sits at the mixed "
+            "tables \\[default: the first panel bot].",
+        ),
+    ] = None,
+    mixed: Annotated[
+        bool, typer.Option("--mixed/--no-mixed", help="Play the mixed tables.")
+    ] = True,
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", help="Worker processes (1: in-process).")
+    ] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="JSONL log of the games \\[default: runs/eval/<time>.jsonl]."
+        ),
+    ] = None,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
+    ] = OutputFormat.table,
+    starting_money: Annotated[
+        str, typer.Option("--starting-money", help="70, will-shared or will-each.")
+    ] = "70",
+    board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    import json
+
+    from lastwill_env.engine import ConfigError, GameConfig
+
+    from . import arena as ar
+    from . import evaluate as ev
+    from .registry import PlayerSpecError
+
+    counts = _int_list_option(num_players, "--num-players")
+    bots = list(ev.PANEL) if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
+    sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
+    try:
+        GameConfig(num_players=4, starting_money=sm, board_spaces=board_spaces)
+    except ConfigError as e:
+        fail(str(e))
+    if out is not None and out.exists():
+        fail(f"{out} already exists; refusing to overwrite it. Choose another --out.")
+    target = out if out is not None else ar.default_out_path("runs/eval")
+    progress, task_id = _progress_bar("eval", quiet)
+
+    def on_start(total: int) -> None:
+        progress.update(task_id, total=total)
+
+    def on_game(row: dict) -> None:
+        progress.update(task_id, advance=1)
+
+    try:
+        ev.panel_tables(spec, bots, counts)  # bad counts or an empty panel fail before any game
+        with progress:
+            result = ev.evaluate(
+                spec,
+                panel=bots,
+                num_players=counts,
+                games=games,
+                seed=seed,
+                mixed=mixed,
+                anchor=anchor,
+                workers=workers,
+                starting_money=sm,
+                board_spaces=board_spaces,
+                out=target,
+                on_start=on_start,
+                on_game=on_game,
+            )
+    except (ev.EvalError, PlayerSpecError, ConfigError) as e:
+        fail(str(e))
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+    elif fmt is OutputFormat.csv:
+        typer.echo(ev.summary_csv(result), nl=False)
+    else:
+        _print_eval(result)
+    note(
+        f"log: {result.out} ({len(result.rows)} games, "
+        f"{sum(1 for r in result.rows if r.get('error'))} errors, {result.elapsed:.1f}s)"
+    )
+
+
+def _progress_bar(label: str, quiet: bool):
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn(f"[bold]{label}[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=quiet,
+        transient=False,
+    )
+    return progress, progress.add_task(label, total=None)
+
+
+def _print_eval(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .registry import display_name
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    anchor = display_name(result.anchor) if result.anchor else None
+    t = Table(
+        title=f"{display_name(result.spec)} against the panel: {len(result.rows)} games, "
+        f"paired deals, seats rotated",
+        caption=(
+            f"rating: OpenSkill ordinal over all games at that player count, {anchor} = 0"
+            if anchor
+            else "rating: OpenSkill ordinal over all games at that player count"
+        ),
+    )
+    for col in ("players", "table", "games", "win rate", "95% CI", "chance", "mean rank"):
+        t.add_column(col, justify="left" if col == "table" else "right")
+    t.add_column("rating", justify="right")
+    t.add_column("errors", justify="right")
+    seen: set[int] = set()
+    for row in result.summary():
+        opp = [display_name(o) for o in row["opponents"]]
+        name = (
+            f"vs {len(opp)}x {opp[0]}"
+            if row["table"].startswith("vs_")
+            else "mixed: " + ", ".join(opp)
+        )
+        n = row["num_players"]
+        rating = "" if n in seen or row["ordinal"] is None else f"{row['ordinal']:.2f}"
+        seen.add(n)
+        t.add_row(
+            str(n),
+            name,
+            str(row["games"]),
+            _fmt(row["win_rate"]),
+            f"{row['ci_lo']:.3f}-{row['ci_hi']:.3f}",
+            _fmt(row["chance"]),
+            _fmt(row["mean_rank"], ".2f"),
+            rating,
+            str(row["errors"]),
+        )
+    console.print(t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -416,8 +691,9 @@ def replay(
 
 PLAY_HELP = (
     "Play a game in the terminal against bots or checkpoints. You see only your own hand and "
-    "what your seat may know; your legal actions are numbered. At the prompt: a number, "
-    "`save PATH` (resume later with --load PATH), `show`, `help` or `quit`. The finished game "
+    "what your seat may know; your legal actions are numbered, with each card's text, and pass "
+    "comes last. At the prompt: a number, `card NAME` (a card's text), `save PATH` (resume "
+    "later with --load PATH), `show`, `help` or `quit`. The finished game "
     "is written to --out as a record that `lastwill replay` reads."
 )
 

@@ -1,6 +1,6 @@
 """Policies of earlier env versions, carried over to this one by exact weight surgery.
 
-Env v1 (RULES.md §4.4 use options and the §10 record of offer cards in hands) kept every v0
+Env v1 (docs/RULES.md §4.4 use options and the §10 record of offer cards in hands) kept every v0
 observation piece with its meaning, added new pieces (``using_card``, ``known_hand0..4``), added
 one decision kind ("choose a use option") to the phase one-hot and appended four ``use_option``
 rows to the action table. So a v0 policy network becomes a v1 network that plays exactly as

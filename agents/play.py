@@ -8,8 +8,13 @@ choices (:func:`~lastwill_env.engine.describe_action`). Besides a number, the pr
 
 - ``save PATH``: write the game so far (config, seed, seats and their specs, agent seeds,
   actions) as JSON; ``lastwill play --load PATH`` resumes it,
+- ``card NAME``: the text of any card (price, spend, actions, companion slots, privilege),
 - ``show``: print the table again, ``help``: list the commands,
 - ``quit``: stop (the game is not saved unless ``save`` was used).
+
+Each choice about a card carries the card's text, and the hand is listed with it. ``pass``
+(end the turn, skip an add-on) is always the last choice. A decision with a single legal action
+is applied at once with a one-line note.
 
 Bad input (not a number, out of range, an empty line) gets a message and a new prompt.
 
@@ -34,9 +39,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from lastwill_env.cardref import CardNotFound, card_text
 from lastwill_env.engine import (
     CATALOGUE,
     GAME_OVER,
+    PASS,
     ConfigError,
     GameConfig,
     GameState,
@@ -65,8 +72,9 @@ from .replay import (
 HUMAN = "human"
 RECORD_VERSION = 1
 COMMANDS_HELP = (
-    "Enter the number of a choice, or: save PATH (save the game so far), show (the table "
-    "again), help, quit."
+    "Enter the number of a choice, or: card NAME (what a card does), save PATH (save the game "
+    "so far), show (the table again), help, quit. A decision with one choice is played for "
+    "you; pass (end the turn) is always the last choice."
 )
 
 
@@ -330,10 +338,24 @@ def finish(game: PlayGame, observers: list[int] | None = None) -> None:
         game.agents[s].observe({"type": "game_over", "results": player_view(game.state, s).results})
 
 
+_CARD_CHOICES = frozenset(
+    {"keep", "play", "use", "sell", "attach_card", "attach_joker", "room", "wild_party", "discard"}
+)
+
+
+def _card_body(card: int) -> str:
+    """A card's text without its name (docs/CARDS.md, `lastwill_env.cardref`)."""
+    return card_text(card).split(": ", 1)[1]
+
+
 def choice_label(action: int, view: PlayerView | None = None) -> str:
-    """``describe_action`` plus what a plan space gives and which card an offer space holds."""
+    """``describe_action`` plus the card's text (price, spend, actions, companion slots,
+    privilege) for a choice about a card, what a plan space gives, which card an offer space
+    holds, and the amount of a use option."""
     text = describe_action(action)
     kind, arg = decode(action)
+    if kind in _CARD_CHOICES:
+        return f"{text}  [{_card_body(arg)}]"
     if view is None:
         return text
     if kind in ("plan", "block"):
@@ -343,17 +365,39 @@ def choice_label(action: int, view: PlayerView | None = None) -> str:
             f"{p.actions} actions)"
         )
     elif kind == "errand" and arg < len(view.offer) and view.offer[arg] >= 0:
-        text += f" ({CATALOGUE.cards[view.offer[arg]].name})"
+        c = view.offer[arg]
+        text += f" ({CATALOGUE.cards[c].name}: {_card_body(c)})"
+    elif kind == "use_option" and getattr(view, "using", -1) >= 0:
+        spec = CATALOGUE.cards[view.using]
+        if arg == 0:
+            amount = spec.upkeep if spec.category == "property" else spec.spend
+        else:
+            amount = spec.slots[arg - 1][1]
+        text += f" of {spec.name}: £{amount}"
     return text
+
+
+def ordered_choices(legal: list[int]) -> list[int]:
+    """The legal actions in the order they are offered: ``pass`` last, so typing 1 out of habit
+    never ends a turn."""
+    return [a for a in legal if a != PASS] + [a for a in legal if a == PASS]
 
 
 def choices_text(legal: list[int], view: PlayerView | None = None) -> str:
     return "\n".join(f"  {i + 1:>3}) {choice_label(a, view)}" for i, a in enumerate(legal))
 
 
+def hand_text(view: PlayerView) -> str:
+    """The viewer's hand, one card and its text per line."""
+    if not view.hand:
+        return "your cards: none"
+    return "your cards:\n" + "\n".join(f"    {card_text(c)}" for c in view.hand)
+
+
 def parse_choice(line: str, count: int) -> tuple[str, Any]:
-    """``("choose", index)``, ``("save", path)``, ``("quit"|"show"|"help", None)`` or
-    ``("error", message)`` for one line of input (``count`` choices)."""
+    """``("choose", index)``, ``("save", path)``, ``("card", name)``,
+    ``("quit"|"show"|"help", None)`` or ``("error", message)`` for one line of input
+    (``count`` choices)."""
     text = line.strip()
     if not text:
         return "error", f"empty input: type a number from 1 to {count}, or help"
@@ -365,6 +409,10 @@ def parse_choice(line: str, count: int) -> tuple[str, Any]:
         return "help", None
     if low in ("show", "s", "table"):
         return "show", None
+    if low == "card":
+        if not rest.strip():
+            return "error", "card needs a card name: card NAME (e.g. card Farm_3)"
+        return "card", rest.strip()
     if low == "save":
         if not rest.strip():
             return "error", "save needs a file name: save PATH"
@@ -412,12 +460,19 @@ def run(
             say(f"  {names[seat]}: {describe_step(action, seat, human)}")
             continue
         view = player_view(state, human)
+        if len(legal) == 1:  # a forced move: applied with a note, no prompt
+            action = legal[0]
+            human_step(game, action, observers)
+            say(f"  you ({names[human]}): {describe_action(action)} (the only choice)")
+            continue
+        legal = ordered_choices(legal)
         say("")
         say(render_view(view, human, names))
+        say(hand_text(view))
         say(f"Your choices ({len(legal)}):")
         say(choices_text(legal, view))
         while True:
-            out.write(f"choose 1-{len(legal)} (or save PATH, show, help, quit): ")
+            out.write(f"choose 1-{len(legal)} (or card NAME, save PATH, show, help, quit): ")
             out.flush()
             line = inp.readline()
             if not line:
@@ -433,7 +488,14 @@ def run(
                 continue
             if kind == "show":
                 say(render_view(view, human, names))
+                say(hand_text(view))
                 say(choices_text(legal, view))
+                continue
+            if kind == "card":
+                try:
+                    say(f"  {card_text(arg)}")
+                except CardNotFound as e:
+                    say(f"  {e}")
                 continue
             if kind == "save":
                 try:

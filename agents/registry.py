@@ -1,9 +1,13 @@
 """The registry of player specs: short strings that name an agent and its parameters.
 
 Grammar: `name` or `name:arg[:arg...]`, each `arg` either `key=value` (a keyword parameter)
-or a bare value (a positional parameter, e.g. the checkpoint path of `ppo:PATH`). A list of
-players on the command line is comma-separated: `random,greedy,greedy:eps=0.1,ppo:runs/x.zip`.
-`legend()` is the text printed by `lastwill arena --help`.
+or a bare value (a positional parameter, e.g. the checkpoint path of `ppo:PATH`), optionally
+followed by a display name `@label` (letters, digits, `_ . + -`): `ppo:runs/x/best.npz@best`.
+The label names the entrant in tables and plots (:func:`display_name`); the agent is built from
+the spec without it, and two entrants that differ only in their labels are separate entrants.
+A list of players on the command line is comma-separated:
+`random,greedy,greedy:eps=0.1,ppo:runs/x.zip@x`. `legend()` is the text printed by
+`lastwill arena --help`.
 
 Where names come from, in this order (an earlier source wins a name):
 
@@ -83,10 +87,36 @@ def _coerce(value: str):
     return value
 
 
+_LABEL = re.compile(r"@([A-Za-z0-9_.+-]*)$")
+
+
+def split_label(spec: str) -> tuple[str, str | None]:
+    """``(spec without its display name, label or None)``: ``"greedy@g" -> ("greedy", "g")``."""
+    text = spec.strip()
+    m = _LABEL.search(text)
+    if m is None:
+        return text, None
+    if not m.group(1):
+        raise PlayerSpecError(f"empty display name after '@' in player spec {spec!r}")
+    return text[: m.start()], m.group(1)
+
+
+def display_name(spec: str) -> str:
+    """The name an entrant is shown by: its ``@label``, or the spec itself."""
+    try:
+        base, label = split_label(spec)
+    except PlayerSpecError:
+        return spec
+    return label or base
+
+
 def parse_spec(spec: str) -> tuple[str, list, dict]:
     if not isinstance(spec, str) or not spec.strip():
         raise PlayerSpecError(f"empty player spec {spec!r}; known players: {', '.join(names())}")
-    name, *args = spec.strip().split(":")
+    base, _ = split_label(spec)
+    if not base:
+        raise PlayerSpecError(f"player spec {spec!r} names no player before its '@label'")
+    name, *args = base.split(":")
     if name == "ppo" and args:  # a checkpoint path may itself contain ':'
         args = [":".join(args)]
     pos, kw = [], {}
@@ -219,7 +249,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             f"reset(seed); subclass agents.base.BaseAgent)"
         )
     try:
-        agent.name = spec.strip()
+        agent.name = display_name(spec)
     except AttributeError as e:
         raise PlayerSpecError(
             f"player spec {spec!r}: the agent's name attribute cannot be set ({e})"

@@ -13,7 +13,7 @@ spaces, so one shared policy can play every seat and every player count:
 
 - observation `Dict({"observations": Box(-5, 5, (OBS_SIZE,), float32),
   "action_mask": Box(0, 1, (NUM_ACTIONS,), float32)})`: the seat's observation vector of
-  `lastwill_env.encoding` (what RULES.md §10 lets it see, seat-relative) and its legal actions
+  `lastwill_env.encoding` (what docs/RULES.md §10 lets it see, seat-relative) and its legal actions
   as 0/1 (float, for RLlib's action-masking RLModule, which adds `log(mask)` to the logits);
 - action `Discrete(NUM_ACTIONS)`, the engine's flat action table.
 

@@ -1,4 +1,4 @@
-"""Random-playout invariants of the rules engine (RULES.md §2-§8, the engine's own contracts).
+"""Random-playout invariants of the rules engine (docs/RULES.md §2-§8, the engine's own contracts).
 
 Seeded random games for 2, 3, 4 and 5 players; after every decision:
 - the legal set is non-empty before the end and empty after it;

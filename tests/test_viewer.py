@@ -87,7 +87,7 @@ def test_frame_money_and_hands_follow_the_engine() -> None:
             view = player_view(state, seat)
             assert [s["money"] for s in fr["seats"]] == state.money
             assert fr["seats"][seat]["hand"] == list(view.hand)
-            # RULES.md §10: no other hand, only its size and the offer cards seen going in
+            # docs/RULES.md §10: no other hand, only its size and the offer cards seen going in
             for s in fr["seats"]:
                 if s["seat"] != seat:
                     assert s["hand"] is None

@@ -138,7 +138,7 @@ def test_replay_steps_show_the_engines_money(page, site) -> None:
             want = describe_step(row["actions"][k], rep.seats[k], seat)
             assert page.inner_text("[data-testid=decision-name]") == want
             assert page.inner_text("#pos") == f"decision {k + 1} of {len(row['actions'])}"
-        # only the viewing seat's hand is shown (RULES.md §10), and of the others only the
+        # only the viewing seat's hand is shown (docs/RULES.md §10), and of the others only the
         # offer cards everyone saw them take
         mine = _cards_in(page, f"#table [data-testid=hand][data-seat='{seat}']")
         assert mine == [NAMES[c] for c in sorted(state.hands[seat])]

@@ -221,7 +221,7 @@ def sparse_batch(rows: list[tuple[np.ndarray, np.ndarray]]):
 
 
 def sparse_obs(state, seat: int, buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The seat's observation (RULES.md §10, `encode_state`) as (indices, values)."""
+    """The seat's observation (docs/RULES.md §10, `encode_state`) as (indices, values)."""
     encode_state(state, seat, buf)
     idx = np.flatnonzero(buf)
     return idx, buf[idx]
@@ -283,7 +283,7 @@ def trajectory_rewards(
 
 
 def potential(state, seat: int) -> float:
-    """phi = (mean total of the other players - own total) / 100 (RULES.md §8 totals)."""
+    """phi = (mean total of the other players - own total) / 100 (docs/RULES.md §8 totals)."""
     if state.phase == GAME_OVER:
         return 0.0
     totals = [state.money[p] + property_value(state, p) for p in range(state.n)]

@@ -25,9 +25,11 @@ from agents.policy import (
     read_sidecar,
 )
 
+from . import tblog
 from .allseat import Rollout, build_model, flatten, make_optimizer, ppo_update
 from .config import TrainConfig
 from .pool import PoolRegistry, SnapshotInfo
+from .progress import TrainProgress
 
 SUFFIXES = (".npz", ".json", ".pt")
 
@@ -76,35 +78,6 @@ def copy_checkpoint(src: Path, dst: Path) -> None:
             tmp = dst.with_name(dst.stem + ".tmp" + suffix)
             shutil.copyfile(s, tmp)
             tmp.replace(dst.with_suffix(suffix))
-
-
-def _layout(cfg: TrainConfig) -> dict[str, Any]:
-    bots = list(cfg.eval_bots)
-    counts = cfg.eval_counts()
-    if len(counts) > 1:
-        return {
-            "eval": {
-                f"{n}p win rate vs bots": [
-                    "Multiline",
-                    [f"eval/{n}p/vs_{b}/win_rate$" for b in bots],
-                ]
-                for n in counts
-            }
-        }
-    return {
-        "eval": {
-            "win rate vs bots": ["Multiline", [f"eval/vs_{b}/win_rate$" for b in bots]],
-            "mean rank vs bots": ["Multiline", [f"eval/vs_{b}/mean_rank$" for b in bots]],
-            "win rate with 95% interval": [
-                "Margin",
-                [
-                    f"eval/vs_{bots[0]}/win_rate",
-                    f"eval/vs_{bots[0]}/win_rate_lo",
-                    f"eval/vs_{bots[0]}/win_rate_hi",
-                ],
-            ],
-        }
-    }
 
 
 def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
@@ -165,29 +138,28 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
             except (CheckpointError, ValueError) as e:
                 raise TrainError(f"init_policy {cfg.init_policy}: {e}") from None
             state["init_policy"] = cfg.init_policy
-        if cfg.bc_teacher:
-            from types import SimpleNamespace
+    progress = TrainProgress(
+        cfg.progress, cfg.total_steps, int(state["step"]), "training (all seats)"
+    )
+    progress.__enter__()
+    if not resume and cfg.bc_teacher:
+        from types import SimpleNamespace
 
-            from .bc import collect, pretrain
+        from .train import _warm_start
 
-            t0 = time.perf_counter()
-            data = collect(cfg, cfg.bc_games, cfg.seed)
-            fit = pretrain(SimpleNamespace(policy=_BCView(model)), data, cfg.bc_epochs, cfg.seed)
-            state["bc"] = {
-                "teacher": cfg.bc_teacher,
-                **fit,
-                "seconds": round(time.perf_counter() - t0, 1),
-            }
-            del data
+        try:
+            state["bc"] = _warm_start(SimpleNamespace(policy=_BCView(model)), cfg, progress)
+        except BaseException:
+            progress.__exit__(None, None, None)
+            raise
     _atomic_json(run / "config.json", cfg.to_dict())
 
     step = int(state["step"])
     writer = SummaryWriter(str(run / "tb" / "PPO_1"))
-    if not resume:
-        writer.add_custom_scalars(_layout(cfg))
+    tblog.start_run(writer, cfg, state, step)
     rollout = Rollout(cfg, seed=cfg.seed * 1_000_003 + step)
     rng = np.random.default_rng(cfg.seed * 7919 + step)
-    progress = _Progress(cfg, step)
+    progress.training(step)
 
     def push_snapshots() -> None:
         act = registry.active()
@@ -254,11 +226,11 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
             if step >= state["next_eval"]:
                 path = run / "checkpoints" / f"step_{step}.npz"
                 save_checkpoint(model, optimizer, path, cfg, step, {"kind": "checkpoint"})
-                progress.note(step, "evaluating")
-                res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
-                for tag, value in eval_scalars(res, cfg).items():
-                    writer.add_scalar(tag, value, step)
+                res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
                 res["seconds"] = round(time.perf_counter() - t2, 1)
+                progress.eval_done(step, res, res["seconds"])
+                for tag, v in eval_scalars(res, cfg).items():
+                    writer.add_scalar(tag, v, step)
                 state.setdefault("evals", []).append(res)
                 best = state.get("best")
                 if best is None or res["score"] > best["score"]:
@@ -282,7 +254,7 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
             if cfg.exploiter_every and step >= state.setdefault(
                 "next_exploiter", cfg.exploiter_every
             ):
-                progress.note(step, "training an exploiter")
+                progress.training(step, "training an exploiter")
                 path = run / "checkpoints" / f"step_{step}.npz"
                 if not path.exists():
                     save_checkpoint(model, optimizer, path, cfg, step, {"kind": "checkpoint"})
@@ -299,7 +271,8 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                 write_state(path)
                 state["next_exploiter"] = step + cfg.exploiter_every
             writer.flush()
-            progress.update(step, state)
+            best = state.get("best")
+            progress.training(step, f"best {best['mean_win_rate']:.2f}" if best else "")
         final = run / "checkpoints" / f"step_{step}.npz"
         if not final.exists():
             save_checkpoint(model, optimizer, final, cfg, step, {"kind": "checkpoint"})
@@ -307,7 +280,7 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
         write_state(final)
     finally:
         writer.close()
-        progress.stop()
+        progress.__exit__(None, None, None)
     return state
 
 
@@ -395,41 +368,3 @@ class _BCView:
                 return self.distribution.log_prob(a)
 
         return _D(logits)
-
-
-class _Progress:
-    def __init__(self, cfg: TrainConfig, step: int) -> None:
-        self.bar = None
-        if not cfg.progress:
-            return
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-
-        self.bar = Progress(
-            TextColumn("training (all seats)"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[note]}"),
-        )
-        self.bar.start()
-        self.task = self.bar.add_task("train", total=cfg.total_steps, completed=step, note="")
-
-    def note(self, step: int, text: str) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=step, note=text)
-
-    def update(self, step: int, state: dict[str, Any]) -> None:
-        if self.bar is not None:
-            best = state.get("best")
-            note = f"best {best['mean_win_rate']:.2f}" if best else ""
-            self.bar.update(self.task, completed=step, note=note)
-
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()

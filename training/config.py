@@ -12,6 +12,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from agents.evaluate import PANEL
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
@@ -77,10 +79,8 @@ class TrainConfig:
     # evaluation and checkpoints
     eval_every: int = 100_000
     eval_games: int = 40  # per bot of the panel, rounded up to whole seat rotations
-    eval_bots: list[str] = field(
-        default_factory=lambda: ["greedy", "speculator", "planner", "combiner", "racer"]
-    )
-    eval_num_players: int | list[int] = 4  # a list evaluates at each count (eval/<n>p/...)
+    eval_bots: list[str] = field(default_factory=lambda: list(PANEL))
+    eval_num_players: int | list[int] = 4  # one count, or several: eval/<n>p/... tags
     eval_workers: int = 1
     checkpoint_every: int = 100_000
     progress: bool = True

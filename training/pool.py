@@ -1,4 +1,4 @@
-"""The opponent pool for self-play (TRAINING-NOTES.md §2).
+"""The opponent pool for self-play (docs/TRAINING-NOTES.md §2).
 
 Members:
 - `latest`: the learner's current weights, synced into every env worker at each rollout start;

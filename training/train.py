@@ -4,17 +4,20 @@ With `bc_teacher` set, a fresh run first imitates that scripted bot (`training.b
 is recorded in state.json under "bc". One policy plays every player count (`num_players` with
 `player_weights`); the learner's seat is drawn per game. Opponents come from the pool
 (`training.pool`): the latest weights, frozen snapshots (PFSP) and a floor of scripted bots.
-Every `eval_every` steps the current policy plays the fixed bot panel through the arena
-harness on paired deals (the same deal seeds at every evaluation), and TensorBoard gets, at
-the learner's global step:
+Every `eval_every` steps the current policy plays the fixed bot panel (`agents.evaluate`, at
+each of `eval_num_players`) on paired deals (the same deal seeds at every evaluation), and
+TensorBoard gets, at the learner's global step:
 
 - `eval/vs_<bot>/win_rate`, `eval/vs_<bot>/win_rate_lo`, `eval/vs_<bot>/win_rate_hi` (Wilson
   95%), `eval/vs_<bot>/mean_rank` (tables of the learner and `num_players - 1` copies of the bot),
+  `eval/chance`, `eval/mean_win_rate` (with several counts: `eval/<n>p/...`; `training.tblog`),
 - `rating/openskill_ordinal` (Plackett-Luce over the evaluation games, anchored to `random`),
 - `selfplay/pool_size`, `selfplay/snapshots`, `rollout/invalid_action_rate` (0 with masking),
   `time/sps`, `time/opponent_share` (share of env time spent in opponent decisions),
-- besides SB3's own (`rollout/ep_rew_mean`, `train/*`, ...). A custom-scalars layout puts all
-  the win-rate curves on one chart ("Custom Scalars" tab).
+- `bc/*`, the warm start's fit, at step 0,
+- besides SB3's own (`rollout/ep_rew_mean`, `train/*`, ...). The "Custom Scalars" tab shows
+  the win rates of every bot on one chart with the chance line and a 95% band chart per bot;
+  the settings are in the "HParams" and "Text" tabs (`training.tblog`).
 
 Run directory (`run_dir`):
 
@@ -40,7 +43,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.arena import Schedule, run_task
 from agents.policy import (
     CheckpointError,
     NumpyPolicy,
@@ -48,11 +50,12 @@ from agents.policy import (
     env_signature,
     read_sidecar,
 )
-from agents.stats import openskill_ratings, summarize
-from lastwill_env.engine import GameConfig
+from agents.stats import openskill_ratings
 
+from . import tblog
 from .config import TrainConfig
 from .pool import PoolRegistry, SnapshotInfo
+from .progress import TrainProgress
 
 
 class TrainError(RuntimeError):
@@ -97,90 +100,89 @@ def copy_checkpoint(src: Path, dst: Path) -> None:
 
 
 def evaluate(
-    checkpoint: Path, cfg: TrainConfig, step: int, out: Path | None = None
+    checkpoint: Path,
+    cfg: TrainConfig,
+    step: int,
+    out: Path | None = None,
+    progress: TrainProgress | None = None,
 ) -> dict[str, Any]:
-    """The panel evaluation of a checkpoint at each count of `eval_num_players`: learner vs
-    `n-1` copies of each bot, plus a mixed table with `random` for the rating anchor. Paired
-    deals, seats rotated. `vs` holds the first count's tables (the `eval/vs_<bot>/` tags),
-    `by_players[n]` every count's; `score` is the mean win rate over chance (n x win rate)
-    across every table, which picks `best.*`."""
-    me = f"ppo:{checkpoint}"
-    rows: list[dict[str, Any]] = []
-    result: dict[str, Any] = {"step": step, "vs": {}, "by_players": {}, "errors": 0}
-    lifts: list[float] = []
-    for n in cfg.eval_counts():
-        game_cfg = GameConfig(num_players=n)
-        tables = {bot: (me, *([bot] * (n - 1))) for bot in cfg.eval_bots}
-        mixed = (me, *(list(cfg.eval_bots) + ["random"] * n)[: n - 2], "random")
-        tables["mixed"] = mixed[:n]
-        per_table: dict[str, list[dict[str, Any]]] = {}
-        for name, entrants in tables.items():
-            sched = Schedule(entrants=tuple(entrants), config=game_cfg, seed=cfg.seed + 17)
-            tasks = sched.tasks(cfg.eval_games)
-            if cfg.eval_workers > 1:
-                import multiprocessing as mp
+    """The panel evaluation of a checkpoint (`agents.evaluate`) at each count of
+    `eval_num_players`: the learner vs `n-1` copies of each bot, plus a mixed table with
+    `random` for the rating anchor. Paired deals (the same at every evaluation), seats rotated.
+    `vs` holds the first count's tables (the `eval/vs_<bot>/` tags), `by_players[n]` every
+    count's (its tables, mean win rate and OpenSkill ordinal over that count's games);
+    `mean_win_rate` is the first count's; `score` is the mean win rate over chance
+    (n x win rate) across every table, which picks `best.*`; `openskill_ordinal` is over all
+    the games. `out` (the games as JSONL) is replaced when it exists: a re-evaluation at the
+    same step after a resume."""
+    from agents.evaluate import evaluate as evaluate_panel
 
-                with mp.get_context("spawn").Pool(cfg.eval_workers) as pool:
-                    got = pool.map(run_task, tasks)
-            else:
-                got = [run_task(t) for t in tasks]
-            for r in got:
-                r["table"] = f"{n}p:{name}"
-            per_table[name] = got
-            rows.extend(got)
+    counts = cfg.eval_counts()
+    me = f"ppo:{checkpoint}"
+    if out is not None and out.exists():
+        out.unlink()
+    hooks = {}
+    if progress is not None:
+        what = ", ".join(cfg.eval_bots) + f" at {'/'.join(map(str, counts))} players"
+        hooks = {
+            "on_start": lambda total: progress.eval_start(step, total, what),
+            "on_game": lambda row: progress.advance(),
+        }
+    ev = evaluate_panel(
+        me,
+        panel=cfg.eval_bots,
+        num_players=counts,
+        games=cfg.eval_games,
+        seed=cfg.seed + 17,
+        anchor="random",
+        workers=cfg.eval_workers,
+        out=out,
+        **hooks,
+    )
+    result: dict[str, Any] = {"step": step, "vs": {}, "by_players": {}}
+    result["errors"] = sum(1 for r in ev.rows if (r.get("error") or {}).get("player") == me)
+    lifts: list[float] = []
+    for n in counts:
         vs: dict[str, Any] = {}
-        for bot in cfg.eval_bots:
-            summ = {e["spec"]: e for e in summarize(per_table[bot])}[me]
-            vs[bot] = {
-                "win_rate": summ["win_rate"] or 0.0,
-                "win_rate_lo": summ["ci_lo"],
-                "win_rate_hi": summ["ci_hi"],
-                "mean_rank": summ["mean_rank"] or float(n),
-                "games": summ["games"],
+        for table in ev.tables:
+            if table.num_players != n or table.name == "mixed":
+                continue
+            s = ev.table_summary(table)
+            vs[table.name[len("vs_") :]] = {
+                "win_rate": s["win_rate"] or 0.0,
+                "win_rate_lo": s["ci_lo"],
+                "win_rate_hi": s["ci_hi"],
+                "mean_rank": s["mean_rank"] or float(n),
+                "games": s["games"],
             }
-            result["errors"] += summ["errors"]
-            lifts.append(vs[bot]["win_rate"] * n)
+            lifts.append(vs[table.name[len("vs_") :]]["win_rate"] * n)
         result["by_players"][str(n)] = {
             "vs": vs,
             "mean_win_rate": sum(v["win_rate"] for v in vs.values()) / max(1, len(vs)),
+            "openskill_ordinal": ev.ratings[n]["ratings"].get(me, {}).get("ordinal", 0.0),
         }
-        if not result["vs"]:
-            result["vs"] = vs
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        with tmp.open("w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
-        tmp.replace(out)
-    ratings = openskill_ratings(rows, anchor="random")
-    result["openskill_ordinal"] = ratings["ratings"].get(me, {}).get("ordinal", 0.0)
-    first = result["by_players"][str(cfg.eval_counts()[0])]
+    first = result["by_players"][str(counts[0])]
+    result["vs"] = first["vs"]
     result["mean_win_rate"] = first["mean_win_rate"]
     result["score"] = sum(lifts) / max(1, len(lifts))
+    ratings = openskill_ratings(ev.rows, anchor="random")
+    result["openskill_ordinal"] = ratings["ratings"].get(me, {}).get("ordinal", 0.0)
     return result
 
 
 def eval_scalars(res: dict[str, Any], cfg: TrainConfig) -> dict[str, float]:
-    """TensorBoard scalars of an evaluation: `eval/vs_<bot>/...` for a single player count,
-    `eval/<n>p/vs_<bot>/...` (and `eval/<n>p/mean_win_rate`) for each of several."""
-    out: dict[str, float] = {}
-    counts = cfg.eval_counts()
-    for n in counts:
-        block = res["by_players"][str(n)]
-        prefix = "eval" if len(counts) == 1 else f"eval/{n}p"
-        for bot, v in block["vs"].items():
-            for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
-                out[f"{prefix}/vs_{bot}/{k}"] = v[k]
-        if len(counts) > 1:
-            out[f"{prefix}/mean_win_rate"] = block["mean_win_rate"]
-    out["eval/mean_win_rate"] = res["mean_win_rate"]
-    out["eval/score"] = res["score"]
-    out["rating/openskill_ordinal"] = res["openskill_ordinal"]
-    return out
+    """TensorBoard scalars of an evaluation (`training.tblog.eval_scalars`): `eval/vs_<bot>/...`
+    for a single player count, `eval/<n>p/vs_<bot>/...` for each of several."""
+    return tblog.eval_scalars(res, cfg.eval_counts())
 
 
-def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry: PoolRegistry):
+def _make_callback(
+    cfg: TrainConfig,
+    run: Path,
+    state: dict[str, Any],
+    registry: PoolRegistry,
+    progress: TrainProgress | None = None,
+):
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import TensorBoardOutputFormat
 
@@ -191,8 +193,6 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
             self.invalid = 0
             self.opp_seconds = 0.0
             self.t_rollout = time.perf_counter()
-            self.progress = None
-            self.task = None
 
         # -- pool sync ---------------------------------------------------------------------
         def _push_latest(self) -> None:
@@ -211,51 +211,9 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
             self._push_snapshots()
             for fmt in self.logger.output_formats:
                 if isinstance(fmt, TensorBoardOutputFormat):
-                    panel = [f"eval/vs_{b}/win_rate" for b in cfg.eval_bots]
-                    fmt.writer.add_custom_scalars(
-                        {
-                            "eval": {
-                                "win rate vs bots": ["Multiline", panel],
-                                "mean rank vs bots": [
-                                    "Multiline",
-                                    [f"eval/vs_{b}/mean_rank" for b in cfg.eval_bots],
-                                ],
-                                "win rate with 95% interval": [
-                                    "Margin",
-                                    [
-                                        f"eval/vs_{cfg.eval_bots[0]}/win_rate",
-                                        f"eval/vs_{cfg.eval_bots[0]}/win_rate_lo",
-                                        f"eval/vs_{cfg.eval_bots[0]}/win_rate_hi",
-                                    ],
-                                ],
-                            }
-                        }
-                    )
-            if cfg.progress:
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    Progress,
-                    TextColumn,
-                    TimeRemainingColumn,
-                )
-
-                self.progress = Progress(
-                    TextColumn("training"),
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TimeRemainingColumn(),
-                    TextColumn("{task.fields[note]}"),
-                    transient=False,
-                )
-                self.progress.start()
-                self.task = self.progress.add_task(
-                    "train", total=cfg.total_steps, completed=self.num_timesteps, note=""
-                )
-
-        def _on_training_end(self) -> None:
-            if self.progress is not None:
-                self.progress.stop()
+                    tblog.start_run(fmt.writer, cfg, state, self.num_timesteps)
+            if progress is not None:
+                progress.training(self.num_timesteps)
 
         def _on_rollout_start(self) -> None:
             self._push_latest()
@@ -296,10 +254,10 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
             if step >= state["next_checkpoint"]:
                 self._checkpoint(step)
                 state["next_checkpoint"] = step + cfg.checkpoint_every
-            if self.progress is not None:
+            if progress is not None:
                 best = state.get("best")
                 note = f"best {best['mean_win_rate']:.2f}" if best else ""
-                self.progress.update(self.task, completed=step, note=note)
+                progress.training(step, note)
 
         # -- snapshots, evaluation, checkpoints -------------------------------------------
         def _snapshot(self, step: int) -> None:
@@ -315,7 +273,10 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
         def _evaluate(self, step: int) -> None:
             path = run / "checkpoints" / f"step_{step}.zip"
             save_checkpoint(self.model, path, cfg, step, {"kind": "checkpoint"})
-            res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
+            t0 = time.perf_counter()
+            res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
+            if progress is not None:
+                progress.eval_done(step, res, time.perf_counter() - t0)
             for tag, value in eval_scalars(res, cfg).items():
                 self.logger.record(tag, value)
             state.setdefault("evals", []).append(res)
@@ -343,6 +304,20 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
             _atomic_json(run / "state.json", state)
 
     return SelfPlayCallback()
+
+
+def _warm_start(model: Any, cfg: TrainConfig, progress: TrainProgress) -> dict[str, Any]:
+    """Behaviour cloning of `bc_teacher` (`training.bc`); its fit for state.json and TB."""
+    from .bc import collect, pretrain
+
+    t0 = time.perf_counter()
+    progress.bc_collect(cfg.bc_teacher, cfg.bc_games)
+    data = collect(cfg, cfg.bc_games, cfg.seed, on_game=progress.advance)
+    progress.bc_collected(len(data["actions"]), time.perf_counter() - t0)
+    progress.bc_fit(cfg.bc_epochs)
+    fit = pretrain(model, data, cfg.bc_epochs, cfg.seed, on_epoch=progress.advance)
+    progress.bc_done(fit)
+    return {"teacher": cfg.bc_teacher, **fit, "seconds": round(time.perf_counter() - t0, 1)}
 
 
 def resume_config(run_dir: str | Path, total_steps: int | None = None) -> TrainConfig:
@@ -447,26 +422,19 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                 device="cpu",
                 verbose=0,
             )
-        if not resume and cfg.bc_teacher:
-            from .bc import collect, pretrain
-
-            t0 = time.perf_counter()
-            data = collect(cfg, cfg.bc_games, cfg.seed)
-            state["bc"] = {
-                "teacher": cfg.bc_teacher,
-                **pretrain(model, data, cfg.bc_epochs, cfg.seed),
-                "seconds": round(time.perf_counter() - t0, 1),
-            }
-            del data
-        callback = _make_callback(cfg, run, state, registry)
-        remaining = cfg.total_steps - model.num_timesteps
-        if remaining > 0:
-            model.learn(
-                total_timesteps=remaining,
-                callback=callback,
-                reset_num_timesteps=not resume,
-                tb_log_name="PPO",
-            )
+        progress = TrainProgress(cfg.progress, cfg.total_steps, model.num_timesteps)
+        with progress:
+            if not resume and cfg.bc_teacher:
+                state["bc"] = _warm_start(model, cfg, progress)
+            callback = _make_callback(cfg, run, state, registry, progress)
+            remaining = cfg.total_steps - model.num_timesteps
+            if remaining > 0:
+                model.learn(
+                    total_timesteps=remaining,
+                    callback=callback,
+                    reset_num_timesteps=not resume,
+                    tb_log_name="PPO",
+                )
         final = run / "checkpoints" / f"step_{model.num_timesteps}.zip"
         if not final.exists():
             save_checkpoint(model, final, cfg, model.num_timesteps, {"kind": "checkpoint"})

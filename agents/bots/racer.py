@@ -78,7 +78,7 @@ class RacerBot(ScriptedBot):
     Plan of play:
     - the race: when the game ends, anyone in debt beats everyone else (the largest debt
       wins), and a bankrupt player (no money, no property) ends the game after that round
-      (RULES.md §5, §7, §8). So the racer never buys a property (an owner may not go below
+      (docs/RULES.md §5, §7, §8). So the racer never buys a property (an owner may not go below
       £0; one it holds anyway is sold before the last round's spending) and spends as much
       as it can every round from round 1, to be the first below £0. It expects the last
       round to be round 7, the round its money cannot outlast its spending, or one in which

@@ -2,7 +2,7 @@
 
 - :mod:`agents.viewer.core`: the data behind the pages, as JSON-ready dicts (no web library):
   the games of a log, a game's decisions and money, the table picture at a decision (one seat's
-  :func:`~lastwill_env.engine.player_view`, RULES.md §10, or every hand), and what a
+  :func:`~lastwill_env.engine.player_view`, docs/RULES.md §10, or every hand), and what a
   ``ppo:PATH`` seat's policy thought at its decisions.
 - :mod:`agents.viewer.live`: live games in the browser (a person and bots or policies), saved
   in the record format of ``lastwill play``.

@@ -7,7 +7,7 @@ changes a log or a game.
 
 Seats are absolute (seat 0 is the first seat of the record). A *view* is either ``"all"``
 (omniscient: every hand) or one seat, whose pictures are drawn from that seat's
-:func:`~lastwill_env.engine.player_view` alone (RULES.md §10), so nothing hidden from it can
+:func:`~lastwill_env.engine.player_view` alone (docs/RULES.md §10), so nothing hidden from it can
 appear; the decisions of other seats are named as that seat saw them (which starting cards a
 player keeps is hidden, :func:`~lastwill_env.engine.text.describe_step`).
 """
@@ -263,7 +263,7 @@ def parse_view(value: str | None, n: int) -> int | None:
     if value is None:
         raise ViewError(
             "say whose view to show: seat=all (omniscient: every hand) or seat=S, the view of "
-            "seat S (RULES.md §10)",
+            "seat S (docs/RULES.md §10)",
             allowed=allowed,
         )
     if value == ALL:
@@ -487,7 +487,7 @@ def frame(state: GameState, specs: list[str], viewer: int | None) -> dict[str, A
                 "money": view.money[rel],
                 "hand_size": view.hand_sizes[rel],
                 "hand": hand,
-                # offer cards seen going into this hand (public, RULES.md §10)
+                # offer cards seen going into this hand (public, docs/RULES.md §10)
                 "known": list(view.known_hands[rel]),
                 "extensions": view.extensions[rel],
                 "plan": view.plans[rel] if view.plans[rel] >= 0 else None,

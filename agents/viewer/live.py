@@ -2,7 +2,7 @@
 
 A :class:`LiveGame` wraps a :class:`~agents.play.PlayGame`: after every move of the person the
 bots play (:func:`agents.play.bot_step`) until the person must decide again or the game ends.
-The person sees only their seat's :func:`~lastwill_env.engine.player_view` (RULES.md §10).
+The person sees only their seat's :func:`~lastwill_env.engine.player_view` (docs/RULES.md §10).
 A finished game is written to the save folder in the record format of ``lastwill play`` (an
 arena row plus ``"type": "play"``), so the replay pages and ``lastwill replay`` open it; a game
 can also be saved mid-way (``lastwill play --load`` resumes it). A file is never overwritten.

@@ -1,7 +1,7 @@
-"""The Last Will rules engine (RULES.md, CARDS.md), standard library only.
+"""The Last Will rules engine (docs/RULES.md, docs/CARDS.md), standard library only.
 
 Public API:
-- `GameConfig` / `make_config`: player count 2–5 and the RULES.md §9 options.
+- `GameConfig` / `make_config`: player count 2–5 and the docs/RULES.md §9 options.
 - `new_game(config, seed)`, `legal_actions(state)`, `apply_action(state, action)`,
   `player_view(state, seat)`, `results(state)`, `replay(config, seed, actions)`.
 - `GameState.clone()`, `GameState.to_dict()` / `GameState.from_dict()`.

@@ -1,13 +1,13 @@
 """The rules of Last Will: state, legal actions, transitions, results.
 
-Implements RULES.md §3 (setup, keep-2 starting hand), §4 (preparation, planning with the
+Implements docs/RULES.md §3 (setup, keep-2 starting hand), §4 (preparation, planning with the
 two-player blocking procedure and blind deck-split draws, errands, the action phase with events,
 add-ons, Ball tables, black-border cards, make-room discards, helper privileges, properties,
 companions, jokers and special cards), §5 (spending limit, debt, bankruptcy), §6 (end of round),
 §7 (end of game), §8 (winner and ties) and every ruling of §9. Card numbers come from the
-catalogue (`cards.py`, CARDS.md).
+catalogue (`cards.py`, docs/CARDS.md).
 
-Conventions fixed here where RULES.md leaves a detail open (each is tested):
+Conventions fixed here where docs/RULES.md leaves a detail open (each is tested):
 - The state is mutated in place by `apply_action`; `clone()` copies it cheaply.
 - A payment is legal when the payer owns no property after the payment, or keeps at least £0.
   So buying a property needs its whole price in cash (the buyer owns a property after it).
@@ -371,7 +371,7 @@ class GameState:
 
 
 # ---------------------------------------------------------------------------------------------
-# Setup (RULES.md §3)
+# Setup (docs/RULES.md §3)
 
 
 def new_game(config: GameConfig | int = 4, seed: int = 0) -> GameState:
@@ -512,7 +512,7 @@ def _available(s: GameState, d: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Money (RULES.md §5)
+# Money (docs/RULES.md §5)
 
 
 def _can_pay(s: GameState, seat: int, amount: int) -> bool:
@@ -1410,7 +1410,7 @@ def _do_breed(s: GameState, kind: str, c: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# End of round (RULES.md §6) and end of game (§7, §8)
+# End of round (docs/RULES.md §6) and end of game (§7, §8)
 
 
 def _end_round(s: GameState) -> None:
