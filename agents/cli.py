@@ -172,6 +172,9 @@ def arena(
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Write a PNG of win rates with 95% CIs.")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing --plot image.")
+    ] = False,
     anchor: Annotated[
         str, typer.Option("--anchor", help="Spec whose rating ordinal is pinned to 0.")
     ] = "random",
@@ -203,11 +206,27 @@ def arena(
     except ConfigError as e:
         fail(str(e))
 
-    if out is not None and out.exists() and not resume:
-        fail(
-            f"{out} already exists; refusing to overwrite it. Pass --resume to continue that "
-            f"tournament, or choose another --out."
+    from .safeio import DestinationError, check_destination
+
+    # every destination is checked before the first game is played
+    if out is None:
+        out = ar.default_out_path()
+    try:
+        check_destination(
+            out,
+            "arena log",
+            exists_ok=resume,
+            hint="pass --resume to continue that tournament, or choose another --out",
         )
+        if plot is not None:
+            check_destination(
+                plot,
+                "plot",
+                exists_ok=force,
+                hint="pass --force to replace it, or choose another --plot",
+            )
+    except DestinationError as e:
+        fail(str(e))
     sched = ar.Schedule(tuple(entrants), config, seed, all_seatings)
     total = sched.num_games(games)
     if total != games:
@@ -271,6 +290,7 @@ def arena(
             all_seatings=all_seatings,
             on_start=on_start,
             on_game=on_game,
+            on_note=lambda text: note(f"note: {text}"),
         )
     except ar.ArenaError as e:
         progress.stop()
@@ -283,9 +303,17 @@ def arena(
     paired = stats.paired_comparisons(result.rows, seed=seed)
     _print_summary(fmt, result, summary, seats, ratings, paired)
     if plot is not None:
-        stats.plot_win_rates(
-            summary, str(plot), title=f"{n}-player arena, {len(result.rows)} games"
-        )
+        from .safeio import write_with
+
+        title = f"{n}-player arena, {len(result.rows)} games"
+        try:
+            write_with(
+                plot,
+                lambda tmp: stats.plot_win_rates(summary, str(tmp), title=title),
+                overwrite=force,
+            )
+        except OSError as e:
+            fail(f"cannot write the plot {plot}: {e} (the log {result.out} is complete)")
         note(f"plot: {plot}")
     note(
         f"log: {result.out} ({len(result.rows)} games, {result.played} played now, "
@@ -693,8 +721,9 @@ PLAY_HELP = (
     "Play a game in the terminal against bots or checkpoints. You see only your own hand and "
     "what your seat may know; your legal actions are numbered, with each card's text, and pass "
     "comes last. At the prompt: a number, `card NAME` (a card's text), `save PATH` (resume "
-    "later with --load PATH), `show`, `help` or `quit`. The finished game "
-    "is written to --out as a record that `lastwill replay` reads."
+    "later with --load PATH; `save --force PATH` replaces a file), `show`, `help` or `quit`. "
+    "The finished game is written to --out as a record that `lastwill replay` reads; an "
+    "existing file is refused before the game unless --force is given."
 )
 
 
@@ -737,8 +766,10 @@ def play(
         Path | None,
         typer.Option("--out", "-o", help="Game record \\[default: runs/play/<time>.json]."),
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")] = False,
 ) -> None:
     from . import play as pl
+    from .safeio import DestinationError, check_destination
 
     try:
         if load is not None:
@@ -758,7 +789,11 @@ def play(
     except pl.PlayError as e:
         fail(str(e))
     target = out if out is not None else pl.default_out_path()
-    outcome = pl.run(game, sys.stdin, sys.stdout, out_path=target)
+    try:  # before the game: a record that cannot be written is refused now, not at the end
+        check_destination(target, "game record", exists_ok=force)
+    except DestinationError as e:
+        fail(str(e))
+    outcome = pl.run(game, sys.stdin, sys.stdout, out_path=target, overwrite=force)
     if not outcome.finished:
         raise typer.Exit(0)
 

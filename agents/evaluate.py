@@ -33,6 +33,7 @@ from lastwill_env.engine import GameConfig
 
 from .arena import GameTask, Schedule, run_task, run_tasks
 from .registry import display_name, make_agent
+from .safeio import DestinationError, check_destination, open_atomic
 from .stats import openskill_ratings, summarize
 
 # The bot panel of `lastwill eval`, the bot ladder and the training evaluation's defaults.
@@ -238,8 +239,11 @@ def evaluate(
     anchor = anchor if anchor is not None else (panel[0] if panel else None)
     tables = panel_tables(spec, panel, num_players, mixed, anchor)
     out_path = Path(out) if out is not None else None
-    if out_path is not None and out_path.exists():
-        raise EvalError(f"{out_path} already exists; refusing to overwrite it (choose another)")
+    if out_path is not None:  # checked before any game: never over a file, nor into a dir
+        try:
+            check_destination(out_path, "evaluation log", hint="choose another --out")
+        except DestinationError as e:
+            raise EvalError(str(e)) from None
     t0 = time.perf_counter()
     rows = play_tables(
         tables,
@@ -277,13 +281,10 @@ def _write_log(path: Path, result: Evaluation, games: int, panel: list[str]) -> 
         ],
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    with tmp.open("w", encoding="utf-8") as f:
+    with open_atomic(path, overwrite=False) as f:
         f.write(json.dumps(header, separators=(",", ":")) + "\n")
         for r in result.rows:
             f.write(json.dumps(r, separators=(",", ":")) + "\n")
-    tmp.replace(path)
 
 
 CSV_COLUMNS = (

@@ -7,7 +7,8 @@ hidden). At each of the human's decisions the legal actions are listed as number
 choices (:func:`~lastwill_env.engine.describe_action`). Besides a number, the prompt takes:
 
 - ``save PATH``: write the game so far (config, seed, seats and their specs, agent seeds,
-  actions) as JSON; ``lastwill play --load PATH`` resumes it,
+  actions) as JSON; ``lastwill play --load PATH`` resumes it. An existing file is not
+  replaced unless asked (``save --force PATH``),
 - ``card NAME``: the text of any card (price, spend, actions, companion slots, privilege),
 - ``show``: print the table again, ``help``: list the commands,
 - ``quit``: stop (the game is not saved unless ``save`` was used).
@@ -68,6 +69,7 @@ from .replay import (
     render_results,
     render_view,
 )
+from .safeio import DestinationError, check_destination, fallback_path, write_json
 
 HUMAN = "human"
 RECORD_VERSION = 1
@@ -199,12 +201,26 @@ def game_record(game: PlayGame) -> dict[str, Any]:
     }
 
 
-def save_game(game: PlayGame, path: str | Path) -> Path:
-    path = Path(path)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(game_record(game), indent=1) + "\n", encoding="utf-8")
-    return path
+def save_game(game: PlayGame, path: str | Path, *, overwrite: bool = False) -> Path:
+    """Write the game's record atomically (a temporary name, then a rename); an existing file
+    raises FileExistsError unless `overwrite`."""
+    return write_json(Path(path), game_record(game), overwrite=overwrite)
+
+
+def save_final(
+    game: PlayGame, path: str | Path, *, overwrite: bool = False
+) -> tuple[Path | None, str | None]:
+    """Write the finished game to `path`; if that fails, to a fallback file (a new name under
+    runs/play/, else in the system's temporary directory). Returns ``(where it went, why
+    `path` failed or None)``; ``(None, why)`` only if no file could be written at all."""
+    try:
+        return save_game(game, path, overwrite=overwrite), None
+    except OSError as e:
+        why = f"{type(e).__name__}: {e}"
+    for cand in (default_out_path(), fallback_path(path)):
+        with contextlib.suppress(OSError):
+            return save_game(game, cand), why
+    return None, why
 
 
 def _overrides_observe(agent: Any) -> bool:
@@ -414,9 +430,14 @@ def parse_choice(line: str, count: int) -> tuple[str, Any]:
             return "error", "card needs a card name: card NAME (e.g. card Farm_3)"
         return "card", rest.strip()
     if low == "save":
-        if not rest.strip():
-            return "error", "save needs a file name: save PATH"
-        return "save", rest.strip()
+        target = rest.strip()
+        kind = "save"
+        for flag in ("--force ", "-f "):
+            if target.startswith(flag):
+                kind, target = "save_force", target[len(flag) :].strip()
+        if not target or target in ("--force", "-f"):
+            return "error", "save needs a file name: save PATH (or save --force PATH)"
+        return kind, target
     try:
         k = int(text)
     except ValueError:
@@ -431,9 +452,11 @@ def run(
     inp: TextIO,
     out: TextIO,
     out_path: str | Path | None = None,
+    overwrite: bool = False,
 ) -> PlayOutcome:
-    """Play until the game ends (then write the record to ``out_path``, when given) or the
-    human quits (or input ends)."""
+    """Play until the game ends (then write the record to ``out_path``, when given: never
+    over an existing file unless ``overwrite``, and to a fallback file, named in the output,
+    if that write fails) or the human quits (or input ends)."""
     n = game.config.num_players
     human = game.human_seat
     names = game.names
@@ -497,11 +520,21 @@ def run(
                 except CardNotFound as e:
                     say(f"  {e}")
                 continue
-            if kind == "save":
+            if kind in ("save", "save_force"):
+                replace = kind == "save_force"
                 try:
-                    p = save_game(game, arg)
-                except OSError as e:
-                    say(f"  could not save to {arg}: {e}")
+                    check_destination(
+                        arg,
+                        "saved game",
+                        exists_ok=replace,
+                        hint="type save --force PATH to replace it, or choose another name",
+                    )
+                    p = save_game(game, arg, overwrite=replace)
+                except FileExistsError:
+                    say(f"  {arg} already exists; not saved (save --force PATH replaces it)")
+                    continue
+                except (DestinationError, OSError) as e:
+                    say(f"  not saved: {e}")
                     continue
                 say(f"  saved to {p} (resume with: lastwill play --load {p})")
                 continue
@@ -521,7 +554,14 @@ def run(
     record = game_record(game)
     path = None
     if out_path is not None:
-        path = save_game(game, out_path)
-        say(f"game record: {path} (watch it with: lastwill replay {path} --seat {human})")
+        path, why = save_final(game, out_path, overwrite=overwrite)
+        if why is not None and path is not None:
+            say(f"could not write the game record to {out_path} ({why}); it was written to {path}")
+        elif why is not None:
+            say(f"could not write the game record to {out_path} ({why}) nor to a fallback file;")
+            say("here it is, to keep:")
+            say(json.dumps(record))
+        if path is not None:
+            say(f"game record: {path} (watch it with: lastwill replay {path} --seat {human})")
     out.flush()
     return PlayOutcome(True, False, path, record)

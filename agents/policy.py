@@ -10,7 +10,11 @@ converts it. Actions are always masked to the legal set: deterministic (arg-max)
 sampled (`ppo:PATH:sample`).
 
 Loading a checkpoint made for another env version, action table or observation layout fails
-with `CheckpointMismatchError`, which says what differs.
+with `CheckpointMismatchError`, which says what differs. Every load also checks the files
+themselves (`CheckpointError` otherwise): the sidecar must be a JSON object; each companion it
+lists under `"files"` (sizes and sha256, written last by the trainer, `agents.safeio`) must
+match, so a checkpoint replaced part-way is refused; the weights must be readable arrays of the
+right shapes and finite (a policy holding NaN or infinity is refused, not played).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from lastwill_env.encoding import OBS_SIZE, encode_observation
 from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
 from .base import BaseAgent
+from .safeio import BundleError, bundle_base, verify_bundle, write_with
 
 
 class CheckpointError(ValueError):
@@ -56,7 +61,7 @@ def sidecar_path(path: str | Path) -> Path:
 def read_sidecar(path: str | Path) -> dict[str, Any]:
     side = sidecar_path(path)
     try:
-        return json.loads(side.read_text())
+        meta = json.loads(side.read_text(encoding="utf-8"))
     except FileNotFoundError:
         p = Path(path)
         out = p.with_suffix(".npz")
@@ -73,8 +78,24 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
             f"SingleSeatEnv) write the weights and the sidecar with agents.policy.save_policy: "
             f"{how}, then play ppo:{out}"
         ) from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"cannot read checkpoint sidecar {side}: {e}") from e
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise CheckpointError(
+            f"cannot read checkpoint sidecar {side}: {e}; the sidecar is damaged"
+        ) from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(
+            f"checkpoint sidecar {side} holds a JSON {type(meta).__name__}, not an object; "
+            f"it is damaged or not a sidecar written by `lastwill train`"
+        )
+    return meta
+
+
+def verify_files(path: str | Path, meta: dict[str, Any]) -> None:
+    """The checkpoint's companions match the sizes and digests its sidecar records."""
+    try:
+        verify_bundle(bundle_base(path), meta)
+    except (BundleError, OSError) as e:
+        raise CheckpointError(str(e)) from None
 
 
 def check_compatible(meta: dict[str, Any], where: str) -> None:
@@ -91,6 +112,27 @@ def check_compatible(meta: dict[str, Any], where: str) -> None:
             + "; ".join(diffs)
             + ". Retrain with this version (lastwill train) or use the matching lab version."
         )
+
+
+def _check_layers(weights: list[np.ndarray], biases: list[np.ndarray], what: str) -> None:
+    """Dense layers of matching shapes holding finite numbers only."""
+    for i, (w, b) in enumerate(zip(weights, biases, strict=True)):
+        w, b = np.asarray(w), np.asarray(b)
+        if w.ndim != 2 or b.shape != (w.shape[0],):
+            raise CheckpointError(
+                f"{what} layer {i} has weights of shape {w.shape} and biases of shape "
+                f"{b.shape}; expected (out, in) and (out,)"
+            )
+        if i and w.shape[1] != np.asarray(weights[i - 1]).shape[0]:
+            raise CheckpointError(
+                f"{what} layer {i} takes {w.shape[1]} inputs but layer {i - 1} gives "
+                f"{np.asarray(weights[i - 1]).shape[0]}"
+            )
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise CheckpointError(
+                f"{what} layer {i} holds NaN or infinite weights; the checkpoint is "
+                f"damaged (or training diverged) and cannot be played"
+            )
 
 
 class NumpyPolicy:
@@ -113,6 +155,7 @@ class NumpyPolicy:
             raise CheckpointError(f"unsupported activation {activation!r}; known: tanh, relu")
         if len(weights) != len(biases) or not weights:
             raise CheckpointError("policy weights and biases do not match")
+        _check_layers(weights, biases, "policy")
         if weights[0].shape[1] != OBS_SIZE or weights[-1].shape[0] != NUM_ACTIONS:
             raise CheckpointMismatchError(
                 f"policy maps {weights[0].shape[1]} inputs to {weights[-1].shape[0]} actions; "
@@ -126,6 +169,7 @@ class NumpyPolicy:
         if value_weights:
             if value_biases is None or len(value_weights) != len(value_biases):
                 raise CheckpointError("value weights and biases do not match")
+            _check_layers(value_weights, value_biases, "value network")
             if value_weights[0].shape[1] != OBS_SIZE or value_weights[-1].shape[0] != 1:
                 raise CheckpointMismatchError(
                     f"value network maps {value_weights[0].shape[1]} inputs to "
@@ -178,17 +222,19 @@ class NumpyPolicy:
             st.get("value_biases"),
         )
 
-    def save_npz(self, path: str | Path) -> None:
-        """``w<i>``/``b<i>`` the actor, ``vw<i>``/``vb<i>`` the critic (when present)."""
+    def write_npz(self, path: str | Path) -> None:
+        """Write the arrays to exactly `path` (a `.npz` name); see `save_npz`. ``w<i>``/``b<i>``
+        the actor, ``vw<i>``/``vb<i>`` the critic (when present)."""
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)}
         arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
         if self.value_weights is not None and self.value_biases is not None:
             arrays.update({f"vw{i}": w for i, w in enumerate(self.value_weights)})
             arrays.update({f"vb{i}": b for i, b in enumerate(self.value_biases)})
-        path = Path(path)
-        tmp = path.with_name(path.stem + ".tmp.npz")
-        np.savez(tmp, activation=np.array(self.activation), **arrays)
-        tmp.replace(path)
+        np.savez(Path(path), activation=np.array(self.activation), **arrays)
+
+    def save_npz(self, path: str | Path) -> None:
+        """Write the arrays to `path` atomically (a temporary name, fsync, rename)."""
+        write_with(path, self.write_npz)
 
     @classmethod
     def load_npz(cls, path: str | Path) -> NumpyPolicy:
@@ -203,10 +249,13 @@ class NumpyPolicy:
                     [z[f"vw{i}"] for i in range(vk)] or None,
                     [z[f"vb{i}"] for i in range(vk)] or None,
                 )
-        except (OSError, KeyError, ValueError) as e:
-            if isinstance(e, CheckpointError):
-                raise
-            raise CheckpointError(f"cannot read policy weights {path}: {e}") from e
+        except CheckpointError:
+            raise
+        except Exception as e:  # noqa: BLE001 - empty, truncated or foreign files alike
+            raise CheckpointError(
+                f"cannot read policy weights {path}: {type(e).__name__}: {e or 'no data'}; "
+                f"the file is damaged or not a .npz written by `lastwill train`"
+            ) from None
 
     def _mlp(self, obs: np.ndarray, weights: list[np.ndarray], biases: list[np.ndarray]):
         x = obs
@@ -359,6 +408,7 @@ def _load_policy(path: Path, check: bool, need_value: bool = False):
     meta = read_sidecar(path)
     if check:
         check_compatible(meta, str(path))
+    verify_files(path, meta)
     npz = path.with_suffix(".npz")
     if npz.exists():
         pol = NumpyPolicy.load_npz(npz)

@@ -248,7 +248,7 @@ def plot_win_rates(summary: list[dict[str, Any]], path: str, title: str | None =
         if chances:
             ax.legend(loc="upper right")
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
+        fig.savefig(path, dpi=100, format="png")
     finally:
         plt.close(fig)
 

@@ -77,7 +77,6 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "eval_workers": ("Evaluation", "evaluation worker processes"),
     "checkpoint_every": ("Evaluation", "steps between checkpoints"),
 }
-RESUME_SETTINGS = ("run_dir", "total_steps", "progress")  # the flags --resume takes
 
 
 def _flag(name: str) -> str:
@@ -163,7 +162,7 @@ TRAIN_HELP = (
 
 
 def train_cmd(**options: Any) -> None:
-    from .config import TrainConfigError, load_config
+    from .config import TrainConfigError, load_config, read_config_file
     from .train import TrainError, resume_config, train
 
     config: Path | None = options.pop("config")
@@ -186,18 +185,16 @@ def train_cmd(**options: Any) -> None:
         if resume:
             if "run_dir" not in overrides:
                 fail("--resume needs --run-dir (the run to continue)")
-            extra = sorted(set(overrides) - set(RESUME_SETTINGS))
-            if extra or config is not None:
-                names = ", ".join(_flag(k) for k in extra) + (" --config" if config else "")
-                fail(
-                    f"--resume continues a run with its saved settings; it takes only "
-                    f"{', '.join(_flag(k) for k in RESUME_SETTINGS)}, not {names.strip(', ')}"
-                )
-            cfg = resume_config(overrides["run_dir"], overrides.get("total_steps"))
-            cfg.progress = overrides.get("progress", True)
+            # a resumed run keeps its settings: any other setting given (a flag or --config)
+            # must equal the run's (training.rundir.resume_config names those that differ)
+            given = read_config_file(config) if config is not None else {}
+            given.update(overrides)
+            given.setdefault("progress", True)
+            cfg = resume_config(overrides["run_dir"], overrides.get("total_steps"), given=given)
+            cfg.progress = given["progress"]
         else:
             cfg = load_config(config, **overrides)
-        state = train(cfg, resume=resume)
+        state = train(cfg, resume=resume, notify=note)
     except (TrainConfigError, TrainError) as e:
         fail(str(e))
     best = state.get("best")
@@ -276,8 +273,8 @@ train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
                 bool,
                 typer.Option(
                     "--resume",
-                    help="continue the run in --run-dir where it stopped (with --total-steps to "
-                    "extend it)",
+                    help="continue the run in --run-dir where it stopped, with its own settings "
+                    "(--total-steps extends it; any other setting that differs is refused)",
                 ),
             ],
         ),

@@ -31,72 +31,41 @@ Run directory (`run_dir`):
     best.{zip,json,npz}    the best checkpoint by mean win rate against the panel
     eval/step_N.jsonl      the evaluation games (arena rows)
 
-Every file is written to a temporary name and renamed, so an interrupted run never leaves a
-half-written checkpoint or state file.
+Every file is written to a temporary name, fsynced and renamed (`agents.safeio`); a checkpoint
+and its companions change as one unit (`training.checkpoint`), and the run directory is
+checked and read with validation (`training.rundir`).
 """
 
 from __future__ import annotations
 
-import json
-import shutil
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.policy import (
-    CheckpointError,
-    NumpyPolicy,
-    check_compatible,
-    env_signature,
-    read_sidecar,
-)
+from agents.policy import CheckpointError, NumpyPolicy
+from agents.safeio import write_json
 from agents.stats import openskill_ratings
 
 from . import tblog
+from .checkpoint import promote_best, repair_best, save_model_checkpoint
 from .config import TrainConfig
 from .pool import PoolRegistry, SnapshotInfo
 from .progress import TrainProgress
+from .rundir import (
+    TrainError,
+    check_new_run,
+    load_pool,
+    load_state,
+    new_state,
+    rel,
+    resume_checkpoint,
+    resume_config,
+    write_state,
+)
 
-
-class TrainError(RuntimeError):
-    """A run that cannot start or resume; the message says why and what to do."""
-
-
-def _atomic_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    tmp.replace(path)
-
-
-def _rel(path: Path, run: Path) -> str:
-    """Paths in state.json and pool.json are relative to the run directory (movable runs)."""
-    return str(path.relative_to(run))
-
-
-def save_checkpoint(model: Any, path: Path, cfg: TrainConfig, step: int, extra=None) -> Path:
-    """`path` (.zip) + `.json` sidecar + `.npz` policy weights, each written atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.zip")
-    model.save(str(tmp))
-    NumpyPolicy.from_sb3(model).save_npz(path.with_suffix(".npz"))
-    meta = {
-        **env_signature(),
-        "step": step,
-        "seed": cfg.seed,
-        "config": cfg.to_dict(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        **(extra or {}),
-    }
-    _atomic_json(path.with_suffix(".json"), meta)
-    tmp.replace(path)
-    return path
-
-
-def copy_checkpoint(src: Path, dst: Path) -> None:
-    for suffix in (".npz", ".json", ".zip"):
-        tmp = dst.with_name(dst.stem + ".tmp" + suffix)
-        shutil.copyfile(src.with_suffix(suffix), tmp)
-        tmp.replace(dst.with_suffix(suffix))
+__all__ = ["TrainError", "eval_scalars", "evaluate", "resume_config", "train"]
 
 
 def evaluate(
@@ -193,6 +162,12 @@ def _make_callback(
             self.invalid = 0
             self.opp_seconds = 0.0
             self.t_rollout = time.perf_counter()
+            self.saved: set[Path] = set()  # checkpoints written by this process
+
+        def save(self, path: Path, step: int, kind: str) -> None:
+            if path not in self.saved:  # a file of a killed run is replaced, not reused
+                save_model_checkpoint(self.model, path, cfg, step, {"kind": kind})
+                self.saved.add(path)
 
         # -- pool sync ---------------------------------------------------------------------
         def _push_latest(self) -> None:
@@ -262,17 +237,17 @@ def _make_callback(
         # -- snapshots, evaluation, checkpoints -------------------------------------------
         def _snapshot(self, step: int) -> None:
             path = run / "snapshots" / f"step_{step}.zip"
-            save_checkpoint(self.model, path, cfg, step, {"kind": "snapshot"})
+            self.save(path, step, "snapshot")
             milestone = step // cfg.milestone_every > (step - cfg.snapshot_every) // (
                 cfg.milestone_every
             )
-            registry.add(SnapshotInfo(f"step_{step}", _rel(path, run), step, milestone))
+            registry.add(SnapshotInfo(f"step_{step}", rel(path, run), step, milestone))
             registry.save(run / "pool.json")
             self._push_snapshots()
 
         def _evaluate(self, step: int) -> None:
             path = run / "checkpoints" / f"step_{step}.zip"
-            save_checkpoint(self.model, path, cfg, step, {"kind": "checkpoint"})
+            self.save(path, step, "checkpoint")
             t0 = time.perf_counter()
             res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
             if progress is not None:
@@ -282,26 +257,25 @@ def _make_callback(
             state.setdefault("evals", []).append(res)
             best = state.get("best")
             if best is None or res["score"] > best.get("score", best["mean_win_rate"] * 4):
-                copy_checkpoint(path, run / "best.zip")
+                promote_best(path, run / "best")
                 state["best"] = {
                     "step": step,
                     "mean_win_rate": res["mean_win_rate"],
                     "score": res["score"],
-                    "checkpoint": _rel(path, run),
+                    "checkpoint": rel(path, run),
                 }
             self._write_state(step, path)
 
         def _checkpoint(self, step: int) -> None:
             path = run / "checkpoints" / f"step_{step}.zip"
-            if not path.exists():
-                save_checkpoint(self.model, path, cfg, step, {"kind": "checkpoint"})
+            self.save(path, step, "checkpoint")
             registry.save(run / "pool.json")
             self._write_state(step, path)
 
         def _write_state(self, step: int, path: Path) -> None:
             state["step"] = step
-            state["checkpoint"] = _rel(path, run)
-            _atomic_json(run / "state.json", state)
+            state["checkpoint"] = rel(path, run)
+            write_state(run, state)
 
     return SelfPlayCallback()
 
@@ -320,71 +294,42 @@ def _warm_start(model: Any, cfg: TrainConfig, progress: TrainProgress) -> dict[s
     return {"teacher": cfg.bc_teacher, **fit, "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def resume_config(run_dir: str | Path, total_steps: int | None = None) -> TrainConfig:
-    """The configuration of an existing run (optionally with a new total step budget)."""
-    state_file = Path(run_dir) / "state.json"
-    if not state_file.exists():
-        raise TrainError(f"nothing to resume in {run_dir}: {state_file} does not exist")
-    data = json.loads(state_file.read_text())["config"]
-    data["run_dir"] = str(run_dir)  # the run is where its state is, wherever it was made
-    if total_steps is not None:
-        data["total_steps"] = total_steps
-    return TrainConfig.from_dict(data)
-
-
-def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
+def train(
+    cfg: TrainConfig, resume: bool = False, notify: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """Run a new training run, or with `resume` continue the one in `cfg.run_dir` (build `cfg`
-    with `resume_config`); returns the final state dict."""
+    with `resume_config`); returns the final state dict. The run directory and, on resume,
+    its state, pool and checkpoint are checked before anything starts; `notify` gets notes
+    (a repaired `best.*`), printed to stderr by default."""
     if cfg.mode == "all_seat":
         from .allseat_train import train_all_seat
 
-        return train_all_seat(cfg, resume)
+        return train_all_seat(cfg, resume, notify)
+    run = Path(cfg.run_dir)
+    say = notify or (lambda text: print(text, file=sys.stderr))
+    if resume:
+        state = load_state(run)
+        ckpt = resume_checkpoint(run, state)
+        registry = load_pool(run, state, cfg.snapshot_window)
+        try:
+            fixed = repair_best(run, state.get("best"))
+        except CheckpointError as e:
+            raise TrainError(f"cannot resume {run}: best checkpoint: {e}") from None
+        if fixed:
+            say(f"note: {fixed}")
+        state["config"] = cfg.to_dict()
+    else:
+        check_new_run(run)
+        run.mkdir(parents=True, exist_ok=True)
+        state = new_state(cfg)
+        registry = PoolRegistry(window=cfg.snapshot_window)
+    write_json(run / "config.json", cfg.to_dict())
+
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from .selfplay_env import make_env_fn
-
-    run = Path(cfg.run_dir)
-    state_file = run / "state.json"
-    if resume:
-        if not state_file.exists():
-            raise TrainError(f"nothing to resume in {run}: {state_file} does not exist")
-        state = json.loads(state_file.read_text())
-        if not state.get("checkpoint"):
-            raise TrainError(f"{run} has no checkpoint yet; start it again without --resume")
-        ckpt = run / state["checkpoint"]
-        try:
-            check_compatible(read_sidecar(ckpt), str(ckpt))
-        except CheckpointError as e:
-            raise TrainError(str(e)) from None
-        state["config"] = cfg.to_dict()
-        registry = (
-            PoolRegistry.load(run / "pool.json")
-            if (run / "pool.json").exists()
-            else PoolRegistry(window=cfg.snapshot_window)
-        )
-        # snapshots written after the last saved state are dropped from the registry
-        registry.snapshots = [s for s in registry.snapshots if s.step <= state["step"]]
-    else:
-        if state_file.exists():
-            raise TrainError(
-                f"{run} already holds a run (state.json); use --resume to continue it or "
-                f"choose another --run-dir"
-            )
-        run.mkdir(parents=True, exist_ok=True)
-        state = {
-            "step": 0,
-            "checkpoint": None,
-            "config": cfg.to_dict(),
-            "next_snapshot": cfg.snapshot_every,
-            "next_eval": cfg.eval_every,
-            "next_checkpoint": cfg.checkpoint_every,
-            "best": None,
-            "evals": [],
-        }
-        registry = PoolRegistry(window=cfg.snapshot_window)
-    _atomic_json(run / "config.json", cfg.to_dict())
 
     torch.set_num_threads(1)
     fns = [make_env_fn(cfg, i) for i in range(cfg.n_envs)]
@@ -393,12 +338,15 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     vec.seed(cfg.seed + state["step"])
     try:
         if resume:
-            model = MaskablePPO.load(
-                str(run / state["checkpoint"]),
-                env=vec,
-                device="cpu",
-                tensorboard_log=str(run / "tb"),
-            )
+            try:
+                model = MaskablePPO.load(
+                    str(ckpt), env=vec, device="cpu", tensorboard_log=str(run / "tb")
+                )
+            except Exception as e:  # noqa: BLE001 - an unreadable model file, reported once
+                raise TrainError(
+                    f"cannot resume {run}: the model {ckpt} cannot be loaded "
+                    f"({type(e).__name__}: {e})"
+                ) from None
         else:
             act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
             model = MaskablePPO(
@@ -436,12 +384,12 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                     tb_log_name="PPO",
                 )
         final = run / "checkpoints" / f"step_{model.num_timesteps}.zip"
-        if not final.exists():
-            save_checkpoint(model, final, cfg, model.num_timesteps, {"kind": "checkpoint"})
+        if remaining > 0:
+            callback.save(final, model.num_timesteps, "checkpoint")
         registry.save(run / "pool.json")
         state["step"] = model.num_timesteps
-        state["checkpoint"] = _rel(final, run)
-        _atomic_json(state_file, state)
+        state["checkpoint"] = rel(final, run)
+        write_state(run, state)
     finally:
         vec.close()
     return state

@@ -14,7 +14,6 @@ nothing: an action that is not legal now, a move for a decision that has already
 
 from __future__ import annotations
 
-import json
 import re
 import secrets
 import threading
@@ -43,11 +42,11 @@ from ..play import (
     choice_label,
     default_out_path,
     finish,
-    game_record,
     human_step,
     load_game,
     new_play,
     observers_of,
+    save_game,
 )
 from .core import ViewError, frame
 
@@ -56,16 +55,13 @@ SETUP_KEYS = ("seats", "seed", "starting_money", "board_spaces")
 
 
 def write_record(game: PlayGame, path: Path) -> Path:
-    """Write the game's record to ``path``, which must not exist yet (never overwritten)."""
-    data = json.dumps(game_record(game), indent=1) + "\n"
+    """Write the game's record to ``path``, which must not exist yet (never overwritten),
+    atomically (``agents.play.save_game``: a temporary name, fsync, then a rename)."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise ViewError(f"cannot write {path}: {e}", status=500) from None
-    try:
-        with open(path, "x", encoding="utf-8") as f:
-            f.write(data)
-    except FileExistsError:
+        save_game(game, path, overwrite=False)
+    except FileExistsError as e:
+        if not path.exists():  # a file where the save folder should be
+            raise ViewError(f"cannot write {path}: {e}", status=500) from None
         raise ViewError(
             f"{path} already exists; refusing to overwrite it: choose another name", status=409
         ) from None

@@ -326,16 +326,28 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameState:
+        """The state `to_dict` wrote, validated (`lastwill_env.engine.validate`): a state the
+        rules cannot reach raises `StateError` (a ValueError) naming the field."""
+        from .config import ConfigError
+        from .validate import StateError, check_fields, check_state
+
         if not isinstance(data, dict) or "config" not in data:
-            raise ValueError("a game state dict needs a 'config' entry (made by to_dict)")
-        s = GameState.__new__(GameState)
-        s.cfg = GameConfig.from_dict(data["config"])
-        missing = [k for k in GameState.__slots__ if k not in ("cfg", "_legal") and k not in data]
+            raise StateError("config", "a game state dict needs a 'config' entry (see to_dict)")
+        try:
+            cfg = GameConfig.from_dict(data["config"])
+        except (ConfigError, TypeError) as e:
+            raise StateError("config", str(e)) from None
+        names = [k for k in GameState.__slots__ if k not in ("cfg", "_legal")]
+        missing = [k for k in names if k not in data]
         if missing:
-            raise ValueError(f"game state dict is missing fields: {missing}")
-        for name in GameState.__slots__:
-            if name in ("cfg", "_legal"):
-                continue
+            raise StateError(missing[0], f"missing (the dict lacks {missing})")
+        unknown = sorted(set(data) - set(names) - {"config"})
+        if unknown:
+            raise StateError(unknown[0], f"not a field of a game state (unknown: {unknown})")
+        check_fields(data, cfg)
+        s = GameState.__new__(GameState)
+        s.cfg = cfg
+        for name in names:
             value = data[name]
             if name in GameState._TUPLE_FIELDS:
                 value = tuple(value)
@@ -343,8 +355,11 @@ class GameState:
                 value = [tuple(e) for e in value]
             elif isinstance(value, list):
                 value = [v[:] if isinstance(v, list) else v for v in value]
+            elif name == "results" and value is not None:
+                value = {k: v[:] if isinstance(v, list) else v for k, v in value.items()}
             setattr(s, name, value)
         s._legal = None
+        check_state(s)
         return s
 
     def __eq__(self, other: object) -> bool:
