@@ -107,8 +107,9 @@ class RacerBot(ScriptedBot):
 
     name = "racer"
     carry_weight = 0.2  # share of a kept card's value counted when planning this round
-    first_boy = 2.5  # £ the first errand boy of a plan is worth (the opera, an offer card)
-    second_boy = 0.5
+    errand_weight = 0.3  # weight of what a plan's errand boys should bring
+    block_second = 1.0  # two players, choosing first: block the second best plan
+    contest = 0.6  # share of the errands before it in turn order that the others take
     order_weight = 0.15  # early turn order before the last round, late order in it
     base_rate = 14.0  # £ a round spends without recurring cards
     helpers_early = 6.0  # draw preference for the helpers deck in rounds 1-2 (events: 3)
@@ -363,15 +364,19 @@ class RacerBot(ScriptedBot):
         return plan.actions + sum(CARDS[c].extra_actions for c in v.boards[0])
 
     # -- the turn ---------------------------------------------------------------------------
-    def crosses(self, v, legal_set) -> bool:
-        """Can this turn's spending take the racer to £0 or below?"""
+    def crosses(self, v, acts: int, legal_set=None) -> bool:
+        """Can this round's spending with `acts` actions take the racer to £0 or below?"""
         cash = v.money[0] + sum(sale_price(v, c) for c in v.boards[0] if CAT[c] == "property")
-        value, _, _ = self.round_plan(v, list(v.hand), v.actions, True, legal_set)
+        value, _, _ = self.round_plan(v, list(v.hand), acts, True, legal_set)
         return cash - value <= 0
+
+    def expect_last(self, v, acts: int) -> bool:
+        """Will this round be the last (RULES.md §5: a bankrupt player ends the game)?"""
+        return self.is_last_round(v) or self.crosses(v, acts)
 
     def turn_rule(self, v, legal: list[int]) -> int:
         legal_set = set(legal)
-        final = self.is_last_round(v) or self.crosses(v, legal_set)
+        final = self.is_last_round(v) or self.crosses(v, v.actions, legal_set)
         # a property blocks debt: sell it before the last round's spending
         sells = [a for a in legal if ACTION_TABLE[a][0] == "sell"]
         if sells and final:
@@ -404,7 +409,7 @@ class RacerBot(ScriptedBot):
         return ("play", c) if kind == "gain" else (kind, c)
 
     # -- the other phases -------------------------------------------------------------------
-    def plan_value(self, v, p: int, final: bool) -> float:
+    def plan_value(self, v, p: int, final: bool, errands: list[float] | None = None) -> float:
         plan = CATALOGUE.plans[v.num_players][p]
         acts = plan.actions + sum(CARDS[c].extra_actions for c in v.boards[0])
         extra = sum(CARDS[c].extra_draw_count for c in v.boards[0] if CARDS[c].extra_draw == "any")
@@ -416,8 +421,9 @@ class RacerBot(ScriptedBot):
             # blind cards early build the board: those played or kept count
             used = sum(1 for k in chosen if k[0] == "drawn") + sum(1 for _, c in kept if c == DRAWN)
             value += self.card_bonus * used
-        boys = plan.errand_boys
-        value += self.first_boy + (self.second_boy if boys > 1 else 0.0)
+        if errands is None:
+            errands = sorted(self.errand_values(v, acts, final).values(), reverse=True)
+        value += self.errand_weight * self.errand_outlook(v, p, errands)
         if final:
             value += 2 * self.order_weight * plan.order
         else:
@@ -441,12 +447,21 @@ class RacerBot(ScriptedBot):
 
     def plan_rule(self, v, legal: list[int]) -> int:
         final = self.plan_is_last(v)
-        return self.best(legal, lambda a: self.plan_value(v, ACTION_TABLE[a][1], final))
+        errands = sorted(self.errand_values(v, 3, final).values(), reverse=True)
+        return self.best(legal, lambda a: self.plan_value(v, ACTION_TABLE[a][1], final, errands))
 
     def block_rule(self, v, legal: list[int]) -> int:
-        # block the plan this seat would like most: the other player wants actions too
+        """Two players (RULES.md §4.2): the start player blocks first and chooses last, so it
+        blocks the plan it (and, likely, the other racer of actions) wants most; the other
+        player chooses first, so it keeps its best and blocks the next one."""
         final = self.plan_is_last(v)
-        return self.best(legal, lambda a: self.plan_value(v, ACTION_TABLE[a][1], final))
+        errands = sorted(self.errand_values(v, 3, final).values(), reverse=True)
+        ranked = sorted(
+            legal, key=lambda a: (-self.plan_value(v, ACTION_TABLE[a][1], final, errands), a)
+        )
+        if v.start_player == 0 or len(ranked) == 1 or not self.block_second:
+            return ranked[0]
+        return ranked[1]
 
     def draw_rule(self, v, legal: list[int]) -> int:
         counts = [v.draw_queue.count(d) for d in range(4)]
@@ -470,35 +485,71 @@ class RacerBot(ScriptedBot):
     def unknown_rule(self, v, legal: list[int]) -> int:
         return self.best(legal, lambda a: 1.0 if ACTION_TABLE[a][1] == EVENTS else 0.0)
 
-    def errand_rule(self, v, legal: list[int]) -> int:
-        final = self.is_last_round(v)
-        acts = self.my_actions(v)
+    def errand_values(self, v, acts: int, final: bool) -> dict[int, float]:
+        """£ each free errand space is worth to the racer now (what it adds to this round's
+        spending and the kept hand; the opera's £2 with no action)."""
         hand = list(v.hand)
         base = self.outlook(v, hand, acts, final)
+        out: dict[int, float] = {}
+        for space, c in enumerate(v.offer):
+            if c >= 0 and v.offer_taken_by[space] < 0:
+                gain = self.outlook(v, [*hand, c], acts, final) - base
+                if CAT[c] == "joker":
+                    gain += 0.5  # one less joker for the others
+                out[space] = gain
+        if not v.opera_used:
+            out[ERRAND_OPERA] = OPERA + bonus(v, "opera") + 0.5
+        if not v.unknown_used[0]:
+            out[ERRAND_UNKNOWN] = self.outlook(v, [*hand, DRAWN], acts, final) - base
+        if v.extensions_left > 0:
+            blacks = sum(1 for c in hand if CAT[c] in ("expense", "helper"))
+            free = 5 + v.extensions[0] - len(v.boards[0])
+            ok = blacks > free and self.horizon(v) > 2
+            out[ERRAND_EXTENSION] = self.extension_value if ok else 0.1
+        if not v.market_used:
+            out[ERRAND_MARKET] = 0.05
+        return out
+
+    def errand_rule(self, v, legal: list[int]) -> int:
+        acts = self.my_actions(v)
+        values = self.errand_values(v, acts, self.expect_last(v, acts))
 
         def score(a: int) -> float:
             if a == PASS:
                 return -1.0
-            space = ACTION_TABLE[a][1]
-            if space < len(v.offer):
-                c = v.offer[space]
-                gain = self.outlook(v, [*hand, c], acts, final) - base
-                if CAT[c] == "joker":
-                    gain += 0.5  # one less joker for the others
-                return gain
-            if space == ERRAND_OPERA:
-                return OPERA + bonus(v, "opera") + 0.5
-            if space == ERRAND_UNKNOWN:
-                return self.outlook(v, [*hand, DRAWN], acts, final) - base
-            if space == ERRAND_EXTENSION:
-                blacks = sum(1 for c in hand if CAT[c] in ("expense", "helper"))
-                free = 5 + v.extensions[0] - len(v.boards[0])
-                return self.extension_value if blacks > free and self.horizon(v) > 2 else 0.1
-            if space == ERRAND_MARKET:
-                return 0.05
-            return 0.0
+            return values.get(ACTION_TABLE[a][1], 0.0)
 
         return self.best(legal, score)
+
+    def errand_outlook(self, v, p: int, values: list[float]) -> float:
+        """What plan p's errand boys should bring: the others before it in turn order take
+        part of the best errands first (`values` sorted best first)."""
+        plans = CATALOGUE.plans[v.num_players]
+        plan = plans[p]
+        n = v.num_players
+        ahead1 = ahead2 = 0.0
+        chosen = [q for q in v.plans[1:] if q >= 0]
+        for q in chosen:
+            if plans[q].order < plan.order:
+                ahead1 += 1
+                ahead2 += plans[q].errand_boys > 1
+        free = [
+            q for q in range(len(plans)) if q != p and q not in chosen and q not in v.blocked_plans
+        ]
+        others = n - 1 - len(chosen)
+        if others > 0 and free:
+            before = [q for q in free if plans[q].order < plan.order]
+            ahead1 += others * len(before) / len(free)
+            ahead2 += others * sum(plans[q].errand_boys > 1 for q in before) / len(free)
+
+        def at(rank: float) -> float:
+            i = int(self.contest * rank + 0.5)
+            return values[i] if i < len(values) else 0.0
+
+        total = at(ahead1)
+        if plan.errand_boys > 1:
+            total += at(n + ahead2) if n + ahead2 >= 1 else 0.0
+        return total
 
     def keep_rule(self, v, legal: list[int]) -> int:
         def score(a: int) -> float:
@@ -512,7 +563,7 @@ class RacerBot(ScriptedBot):
         return self.best(legal, score)
 
     def room_rule(self, v, legal: list[int]) -> int:
-        final = self.is_last_round(v)
+        final = self.expect_last(v, v.actions)
 
         def score(a: int) -> float:
             c = ACTION_TABLE[a][1]
@@ -525,10 +576,11 @@ class RacerBot(ScriptedBot):
     def ball_rule(self, v, legal: list[int]) -> int:
         spec = CARDS[v.resolving]
         table = dict(spec.ball)
-        final = self.is_last_round(v)
         avail = v.actions + sum(
             v.privilege_left[c] for c in v.boards[0] if CARDS[c].free_kind == "event_action"
         )
+        final = self.is_last_round(v) or v.money[0] - max(table.values()) <= 0
+        final = final or self.crosses(v, avail - min(table))
         hand = list(v.hand)
         fam = bonus(v, spec.family)
 
