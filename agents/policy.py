@@ -153,6 +153,16 @@ class NumpyPolicy:
                 x = act(x)
         return x
 
+    def logits_batch(self, obs: np.ndarray) -> np.ndarray:
+        """Logits of a batch of observations, shape (B, OBS_SIZE) -> (B, NUM_ACTIONS)."""
+        x = obs
+        last = len(self.weights) - 1
+        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+            x = x @ w.T + b
+            if i < last:
+                x = np.tanh(x) if self.activation == "tanh" else np.maximum(x, 0.0)
+        return x
+
     def choose(
         self, obs: np.ndarray, legal: list[int], deterministic: bool = True, rng: Any = None
     ) -> int:

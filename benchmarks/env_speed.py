@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
                 peers.append(p)
 
     out: dict = {
-        "env": "lastwill_v0",
+        "env": "lastwill_v1",
         "players": args.players,
         "seconds": args.seconds,
         "repeat": args.repeat,

@@ -10,7 +10,7 @@ The environment names are loaded on first access (module `__getattr__`):
 - `ACTION_TABLE_HASH`: sha256 of the printed action table plus the observation layout; store it
   with `ENV_NAME` in every checkpoint and refuse to load a mismatch.
 
-Registration with PettingZoo's registry (`pettingzoo.make("aec", "lastwill_v0", ...)`) happens
+Registration with PettingZoo's registry (`pettingzoo.make("aec", "lastwill_v1", ...)`) happens
 without importing PettingZoo here: if it is already imported we register now, otherwise a small
 import hook registers the moment `pettingzoo` is imported.
 """
@@ -22,8 +22,8 @@ import sys
 from typing import Any
 
 __version__ = "0.1.0"
-ENV_NAME = "lastwill_v0"
-ENV_VERSION = 0
+ENV_NAME = "lastwill_v1"
+ENV_VERSION = 1
 
 _LAZY: dict[str, tuple[str, str | None]] = {
     # the submodule itself: it is callable (`env(**kwargs)` is the wrapped-env factory)
@@ -71,7 +71,7 @@ def __dir__() -> list[str]:
 
 
 def register() -> None:
-    """Register `lastwill_v0` (entry point `lastwill_env.env:env`) in PettingZoo's AEC
+    """Register `lastwill_v1` (entry point `lastwill_env.env:env`) in PettingZoo's AEC
     registry. Idempotent; imports PettingZoo."""
     from pettingzoo.env_registry.registration import aec_registry
     from pettingzoo.env_registry.registration import register as _register
@@ -90,7 +90,7 @@ def _install_registration_hook() -> None:
     import importlib.util
 
     class _RegisterOnImport(importlib.abc.MetaPathFinder):
-        """Registers lastwill_v0 right after `pettingzoo` finishes importing, then leaves."""
+        """Registers lastwill_v1 right after `pettingzoo` finishes importing, then leaves."""
 
         def find_spec(self, fullname, path, target=None):  # type: ignore[override]
             if fullname != "pettingzoo":

@@ -35,7 +35,16 @@ import numpy as np
 from .engine import CATALOGUE, COMPANIONS, DECKS, NUM_ACTIONS, PHASE_NAMES, PROPERTY_TYPES
 from .engine.actions import MAX_OFFER_SPACES, MAX_PLAN_SPACES
 from .engine.config import MAX_PLAYERS, MIN_PLAYERS
-from .engine.game import GAME_OVER, NUM_CARDS, NUM_ROUNDS
+from .engine.game import (
+    BREED_PHASE,
+    DRAW_PHASE,
+    ERRAND_PHASE,
+    GAME_OVER,
+    NUM_CARDS,
+    NUM_ROUNDS,
+    TURN_PHASE,
+    UNKNOWN_PHASE,
+)
 
 if TYPE_CHECKING:
     from .engine import GameState, PlayerView
@@ -137,6 +146,18 @@ _SPEC += [
     ("opera_used", 1, 1.0, "value", "opera errand taken this round"),
     ("extension_errands", 1, 2.0, "value", "extension errands taken this round, scale 2"),
     ("blocked_plans", MAX_PLAN_SPACES, 1.0, "multihot", "plan spaces blocked by neutral markers"),
+    # v1
+    ("using_card", NUM_CARDS, 1.0, "onehot", "board card whose use option is being chosen"),
+    *[
+        (
+            f"known_hand{_r}",
+            NUM_CARDS,
+            1.0,
+            "multihot",
+            f"cards relative seat {_r} took face up from the offer and still holds (public)",
+        )
+        for _r in range(_SEATS)
+    ],
 ]
 
 OBS_PIECES: tuple[tuple[str, int, str], ...] = tuple((n, s, d) for n, s, _, _, d in _SPEC)
@@ -243,6 +264,8 @@ _MARKET = _OFF["market_used"]
 _OPERA = _OFF["opera_used"]
 _EXT_ERR = _OFF["extension_errands"]
 _BLOCKED = _OFF["blocked_plans"]
+_USING = _OFF["using_card"]
+_KNOWN0 = _OFF["known_hand0"]
 
 _FIXED_IDX = [
     _ACTIONS,
@@ -261,7 +284,7 @@ _FIXED_IDX = [
     _OPERA,
     _EXT_ERR,
 ]
-_DRAW_PHASE = 3
+_DRAW_PHASE = DRAW_PHASE
 
 
 def _clip(x: float) -> float:
@@ -313,6 +336,8 @@ def _encode(
     draw_stage: int,
     keep_selected: Iterable[int],
     final: bool,
+    using: int,
+    known_hands: Sequence[Iterable[int]],
 ) -> None:
     """Write one observation into `out` (all zeros on entry). Seat-indexed arguments are
     relative to the observer; per-card sequences (`step` ...) are read at board cards only."""
@@ -414,6 +439,13 @@ def _encode(
         ones.extend([_DISCARDS + c for c in pile])
     ones.extend([_BOX + c for c in box])
     ones.extend([_BLOCKED + p for p in blocked])
+    if using >= 0:
+        ones.append(_USING + using)
+    for r in range(n):
+        known = known_hands[r]
+        if known:
+            base = _KNOWN0 + r * NUM_CARDS
+            ones.extend([base + c for c in known])
     # two fancy writes: converting index lists costs more than the writes themselves
     out[ones] = 1.0
     out[vi] = vv
@@ -471,11 +503,13 @@ def encode_observation(view: PlayerView, out: np.ndarray | None = None) -> np.nd
         v.draw_stage,
         v.keep_selected,
         v.final_round,
+        v.using,
+        v.known_hands,
     )
     return out
 
 
-_ACTION_PHASES = frozenset((7, 8, 9, 10, 11, 12))
+_ACTION_PHASES = frozenset(range(TURN_PHASE, BREED_PHASE + 1))
 
 
 def encode_state(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -495,20 +529,22 @@ def encode_state(state: GameState, seat: int, out: np.ndarray | None = None) -> 
         plans = s.plans[seat:] + s.plans[:seat]
         unknown = s.unknown_used[seat:] + s.unknown_used[:seat]
         hands = s.hands[seat:] + s.hands[:seat]
+        known = s.known[seat:] + s.known[:seat]
     else:
-        money, boards, ext, plans, unknown, hands = (
+        money, boards, ext, plans, unknown, hands, known = (
             s.money,
             s.boards,
             s.ext,
             s.plans,
             s.unknown_used,
             s.hands,
+            s.known,
         )
     phase = s.phase
-    if 4 <= phase <= 6:  # errands (and the market / unknown-card follow-ups)
+    if ERRAND_PHASE <= phase <= UNKNOWN_PHASE:  # errands (and the market / unknown card)
         rest = s.errand_seq[s.errand_i :]
         boys = [rest.count((seat + r) % n) for r in range(n)]
-    elif phase < 4:  # planning: the chosen plans' errand boys
+    elif phase < ERRAND_PHASE:  # planning: the chosen plans' errand boys
         plan_table = CATALOGUE.plans[n]
         boys = [plan_table[p].errand_boys if p >= 0 else 0 for p in plans]
     else:
@@ -543,7 +579,7 @@ def encode_state(state: GameState, seat: int, out: np.ndarray | None = None) -> 
         len(s.jokers),
         plans,
         s.blocked,
-        [(p - seat) % n for p in s.order] if phase >= 4 else (),
+        [(p - seat) % n for p in s.order] if phase >= ERRAND_PHASE else (),
         s.market_used,
         s.opera_used,
         s.ext_used,
@@ -559,6 +595,8 @@ def encode_state(state: GameState, seat: int, out: np.ndarray | None = None) -> 
         s.draw_stage,
         s.keep_sel if s.cur == seat else (),
         s.final,
+        s.using,
+        known,
     )
     return out
 

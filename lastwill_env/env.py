@@ -1,6 +1,6 @@
 """PettingZoo AEC environment for Last Will — the env card.
 
-Name and version: ``lastwill_v0`` (``ENV_NAME``, ``ENV_VERSION = 0``). ``ACTION_TABLE_HASH``
+Name and version: ``lastwill_v1`` (``ENV_NAME``, ``ENV_VERSION = 1``). ``ACTION_TABLE_HASH``
 (sha256 of the printed action table plus the observation layout) is exported by
 ``lastwill_env``; store both in every checkpoint and refuse to load a mismatch. Bump the version
 whenever the rules, the action table or the observation encoding change.
@@ -11,7 +11,7 @@ Creating it::
     e = env(num_players=4)                      # wrapped: AssertOutOfBounds + OrderEnforcing
     e = raw_env(num_players=3, reward="rank", starting_money="will-each")
     import pettingzoo, lastwill_env             # registered with PettingZoo's registry:
-    e = pettingzoo.make("aec", "lastwill_v0", num_players=3)
+    e = pettingzoo.make("aec", "lastwill_v1", num_players=3)
 
 Agents: ``player_0 … player_{n-1}`` (absolute seats). ``agent_selection`` is the seat the engine
 says must decide now (``GameState.cur``): turn order follows plans, blocking, errands and
@@ -19,10 +19,10 @@ discards, not a fixed cycle, and the same agent often acts several times in a ro
 
 Spaces (identical for every agent and for 2–5 players):
 
-- ``action_space(agent) = Discrete(NUM_ACTIONS)`` with ``NUM_ACTIONS = 528``: the engine's flat
+- ``action_space(agent) = Discrete(NUM_ACTIONS)`` with ``NUM_ACTIONS = 532``: the engine's flat
   action table (``lastwill_env.engine.actions``; ``describe_action(i)`` names row ``i``).
 - ``observation_space(agent) = Dict({"observation": Box(-5, 5, (OBS_SIZE,), float32),
-  "action_mask": Box(0, 1, (NUM_ACTIONS,), int8)})`` with ``OBS_SIZE = 3444``.
+  "action_mask": Box(0, 1, (NUM_ACTIONS,), int8)})`` with ``OBS_SIZE = 4285``.
 
 Observation (``lastwill_env.encoding``; ``describe(obs)`` prints it by piece). What the observing
 agent may know (RULES.md §10), seat-relative (relative seat 0 = the observer), in this order:
@@ -33,7 +33,7 @@ piece                 size    content
 num_players           4       one-hot over 2..5
 round                 7       one-hot over 1..7
 final_round           1       this round is the last
-phase                 15      pending decision kind (``PHASE_NAMES``)
+phase                 16      pending decision kind (``PHASE_NAMES``)
 to_act                5       relative seat deciding now (zeros at game over)
 start_player          5       relative seat of the start player
 actions_left          1       acting player's actions left (/10)
@@ -70,6 +70,9 @@ market_used           1       market errand taken this round
 opera_used            1       opera errand taken this round
 extension_errands     1       extension errands this round (/2)
 blocked_plans         8       plan spaces blocked by neutral markers
+using_card            140     board card whose use option is being chosen (v1)
+known_hand{r}         5 x 140 per relative seat: cards it took face up from the offer board and
+                              still holds, public by RULES.md §10 (v1)
 ====================  ======  =========================================================
 
 Action mask: int8, exactly the engine's legal set for the agent to act, all zeros for the
@@ -107,6 +110,12 @@ the table seen by the acting seat, with the legal actions named.
 Version history:
 
 - v0: first version (action table of 528 rows, observation of 3444 values).
+- v1: RULES.md §4.4: using a board card with filled companion slots lets the player pick one
+  of its affordable options (new decision "choose a use option", after "action turn"; four
+  ``use_option`` rows appended to the action table: 532 rows). §10: the offer cards each seat
+  took and still holds are public (``PlayerView.known_hands``; pieces ``using_card`` and
+  ``known_hand0..4`` appended; the phase one-hot has 16 entries): 4285 values. v0 checkpoints
+  are refused; ``agents.compat`` plays a v0 policy on v1 (``ppo_v0:PATH``).
 """
 
 from __future__ import annotations
@@ -144,8 +153,8 @@ from .engine.config import ConfigError
 from .engine.game import GAME_OVER, as_legal
 from .engine.text import render_seat
 
-ENV_NAME = "lastwill_v0"
-ENV_VERSION = 0
+ENV_NAME = "lastwill_v1"
+ENV_VERSION = 1
 ILLEGAL_MODES = ("raise", "penalize")
 _CARDS = CATALOGUE.cards
 

@@ -354,7 +354,7 @@ def test_options_are_validated():
 
 def test_env_basics_render_state_and_agent_selection():
     e = raw_env(num_players=4, render_mode="ansi")
-    assert e.metadata["name"] == "lastwill_v0"
+    assert e.metadata["name"] == "lastwill_v1"
     assert e.metadata["render_modes"] == ["ansi", "human"]
     assert e.metadata["is_parallelizable"] is False
     e.reset(seed=9)
@@ -389,11 +389,11 @@ def test_human_render_prints(capsys):
 def test_package_exports_and_registry():
     import pettingzoo
 
-    assert lastwill_env.ENV_NAME == "lastwill_v0" and lastwill_env.ENV_VERSION == 0
+    assert lastwill_env.ENV_NAME == "lastwill_v1" and lastwill_env.ENV_VERSION == 1
     assert re.fullmatch(r"[0-9a-f]{64}", lastwill_env.ACTION_TABLE_HASH)
     assert callable(lastwill_env.env) and lastwill_env.raw_env is raw_env
     assert lastwill_env.describe is describe
-    e = pettingzoo.make("aec", "lastwill_v0", num_players=3)
+    e = pettingzoo.make("aec", "lastwill_v1", num_players=3)
     assert e.unwrapped.config.num_players == 3 and len(e.possible_agents) == 3
     e2 = lastwill_env.env(num_players=2)
     assert len(e2.possible_agents) == 2
@@ -403,7 +403,7 @@ def test_engine_and_package_import_without_numpy_or_pettingzoo():
     code = (
         "import sys, lastwill_env, lastwill_env.engine; "
         "assert 'numpy' not in sys.modules and 'pettingzoo' not in sys.modules; "
-        "import pettingzoo; e = pettingzoo.make('aec', 'lastwill_v0', num_players=5); "
+        "import pettingzoo; e = pettingzoo.make('aec', 'lastwill_v1', num_players=5); "
         "assert len(e.possible_agents) == 5"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

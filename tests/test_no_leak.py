@@ -35,21 +35,23 @@ def _fresh(s: GameState) -> GameState:
     return c
 
 
+def _hidden_in_hand(s: GameState, p: int) -> list[int]:
+    """Indices of seat p's hand cards nobody else saw: not kept-so-far (keep phase) and not
+    taken face up from the offer board (`GameState.known`, public by RULES.md §10)."""
+    kept = s.keep_sel if p == s.cur else ()
+    return [i for i, c in enumerate(s.hands[p]) if c not in kept and c not in s.known[p]]
+
+
 def swap_other_hand(s: GameState, seat: int, rnd: random.Random) -> GameState | None:
-    """Swap a card of another seat's hand with a card of a normal deck (or of another hand)."""
-    others = [
-        p
-        for p in range(s.n)
-        if p != seat and any(c not in (s.keep_sel if p == s.cur else ()) for c in s.hands[p])
-    ]
+    """Swap a hidden card of another seat's hand with a card of a normal deck."""
+    others = [p for p in range(s.n) if p != seat and _hidden_in_hand(s, p)]
     decks = [d for d in range(4) if s.decks[d]]
     if not others or not decks:
         return None
     t = _fresh(s)
     p = rnd.choice(others)
     hand = t.hands[p]
-    choices = [i for i, c in enumerate(hand) if not (p == t.cur and c in t.keep_sel)]
-    i = rnd.choice(choices)
+    i = rnd.choice(_hidden_in_hand(t, p))
     deck = t.decks[rnd.choice(decks)]
     j = rnd.randrange(len(deck))
     hand[i], deck[j] = deck[j], hand[i]
@@ -57,14 +59,14 @@ def swap_other_hand(s: GameState, seat: int, rnd: random.Random) -> GameState | 
 
 
 def swap_between_other_hands(s: GameState, seat: int, rnd: random.Random) -> GameState | None:
-    others = [p for p in range(s.n) if p != seat and s.hands[p] and p != s.cur]
-    if 0 <= s.cur != seat and s.hands[s.cur] and not s.keep_sel:
+    others = [p for p in range(s.n) if p != seat and _hidden_in_hand(s, p) and p != s.cur]
+    if 0 <= s.cur != seat and _hidden_in_hand(s, s.cur) and not s.keep_sel:
         others.append(s.cur)
     if len(others) < 2:
         return None
     t = _fresh(s)
     p, q = rnd.sample(others, 2)
-    i, j = rnd.randrange(len(t.hands[p])), rnd.randrange(len(t.hands[q]))
+    i, j = rnd.choice(_hidden_in_hand(t, p)), rnd.choice(_hidden_in_hand(t, q))
     t.hands[p][i], t.hands[q][j] = t.hands[q][j], t.hands[p][i]
     return t
 

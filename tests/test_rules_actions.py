@@ -298,9 +298,10 @@ def test_one_action_expense_not_usable_without_actions():
     assert legal_names(s) == ["pass", "use Carriage_3"]
 
 
-def test_companion_slots_fill_top_down_deepest_option_used():
+def test_companion_slots_fill_top_down_then_any_filled_option():
     """§4.4 Companions: "pay 1 action, put a token ... slots fill top-down in printed order";
-    "the deepest filled option". Reservation_5: chef→£2, chef→£4."""
+    using it, "the player picks one of its options whose companion slots are all filled".
+    Reservation_5: £1 printed, chef→£2, chef→£4."""
     s = st(hand=["Chef_1", "Chef_2"], board=["Reservation_5"], money=20, actions=3)
     c = card_id("Reservation_5")
     do(s, "attach_card Reservation_5")
@@ -310,8 +311,58 @@ def test_companion_slots_fill_top_down_deepest_option_used():
     assert (s.filled[c], s.tokens[CHEF], s.actions) == (2, 6, 1)
     assert "attach_card Reservation_5" not in legal_names(s)
     do(s, "use Reservation_5")
-    assert s.money[0] == 16
+    assert s.phase == G.OPTION_PHASE and s.money[0] == 20  # nothing paid before the choice
+    assert legal_names(s) == [
+        "use option: printed amount",
+        "use option: slot 1",
+        "use option: slot 2",
+    ]
+    do(s, "use option: slot 2")
+    assert s.money[0] == 16 and s.phase == G.TURN_PHASE and s.using == -1
     assert s.actions == 1  # 0-action enjoy
+    assert s.used[c] == 1
+
+
+def test_use_option_cheaper_filled_option_can_be_picked():
+    """§4.4: any option whose slots are filled may be picked, not only the deepest.
+    Reservation_5 with both chefs: the printed £1 is a legal choice."""
+    s = st(board=["Reservation_5"], filled={"Reservation_5": 2}, money=20)
+    do(s, "use Reservation_5")
+    do(s, "use option: printed amount")
+    assert s.money[0] == 19 and s.ledger[-1] == (0, -1, "enjoy", card_id("Reservation_5"))
+
+
+def test_use_option_property_owner_may_pick_an_affordable_cheaper_option():
+    """§4.4 with §5 (issue of the audit): TownHouse_4 with both tokens (£3 / guest £5 / chef £8)
+    and £6: the £8 option is not payable, the £3 and £5 ones are offered."""
+    s = st(board=["TownHouse_4"], filled={"TownHouse_4": 2}, money=6)
+    assert "use TownHouse_4" in legal_names(s)
+    do(s, "use TownHouse_4")
+    assert s.phase == G.OPTION_PHASE
+    assert legal_names(s) == ["use option: printed amount", "use option: slot 1"]
+    do(s, "use option: slot 1")
+    assert (s.money[0], s.actions) == (1, 1)
+    assert s.used[card_id("TownHouse_4")] == 1
+
+
+def test_use_with_a_single_payable_option_applies_it_at_once():
+    """Only one option payable (TownHouse_4 filled twice, £4: only £3): no extra decision."""
+    s = st(board=["TownHouse_4"], filled={"TownHouse_4": 2}, money=4)
+    do(s, "use TownHouse_4")
+    assert s.phase == G.TURN_PHASE and s.money[0] == 1
+
+
+def test_use_option_state_round_trips_and_replays():
+    """The pending option choice survives clone, to_dict/from_dict and the view."""
+    from lastwill_env.engine import player_view
+
+    s = st(board=["Reservation_5"], filled={"Reservation_5": 2}, money=20)
+    do(s, "use Reservation_5")
+    assert G.GameState.from_dict(s.to_dict()) == s
+    c = s.clone()
+    do(c, "use option: slot 1")
+    assert s.phase == G.OPTION_PHASE and c.money[0] == 18
+    assert player_view(s, 1).using == card_id("Reservation_5")
 
 
 def test_companion_slot_order_none_skipped():
@@ -325,6 +376,7 @@ def test_companion_slot_order_none_skipped():
     assert s.filled[card_id("Farm_2")] == 2
     assert s.hands[0] == []
     do(s, "use Farm_2")
+    do(s, "use option: slot 2")
     assert s.money[0] == 13  # upkeep with dog and horse: £7
 
 
@@ -400,8 +452,11 @@ def test_maintenance_pays_upkeep_with_companions():
     """§4.4 Maintenance: "use the property to spend its upkeep". TownHouse_4 with a chef: £5."""
     s = st(board=["TownHouse_4", "Farm_9"], filled={"TownHouse_4": 1, "Farm_9": 3}, money=20)
     do(s, "use TownHouse_4")
+    do(s, "use option: slot 1")
     assert (s.money[0], s.actions) == (15, 1)
     do(s, "use Farm_9")
+    assert legal_names(s)[-1] == "use option: slot 3"
+    do(s, "use option: slot 3")
     assert (s.money[0], s.actions) == (6, 0)
     assert s.ledger[-1] == (0, -9, "maintain", card_id("Farm_9"))
 

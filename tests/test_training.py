@@ -91,7 +91,7 @@ def test_tiny_run_writes_eval_scalars_and_checkpoints(tiny_run: Path) -> None:
         for suffix in (".zip", ".json", ".npz"):
             assert (tiny_run / (name + suffix)).exists(), name + suffix
     meta = json.loads((tiny_run / "checkpoints/step_1024.json").read_text())
-    assert meta["step"] == 1024 and meta["env_name"] == "lastwill_v0"
+    assert meta["step"] == 1024 and meta["env_name"] == "lastwill_v1"
     assert len(meta["action_table_hash"]) == 64 and meta["config"]["seed"] == 0
     pool = PoolRegistry.load(tiny_run / "pool.json")
     assert [s.step for s in pool.snapshots] == [512, 1024]  # at rollout ends (512 steps)
@@ -222,7 +222,10 @@ def test_config_rejects_bad_values_with_clear_errors(tmp_path: Path) -> None:
 def test_reference_config_is_valid() -> None:
     root = Path(__file__).resolve().parent.parent
     cfg = load_config(root / "training/configs/reference.toml")
-    assert cfg.eval_num_players == 4 and cfg.total_steps > 0
+    assert cfg.mode == "all_seat" and cfg.eval_counts() == [2, 3, 4, 5]
+    assert "racer" in cfg.bots and "racer" in cfg.eval_bots and cfg.exploiter_every > 0
+    old = load_config(root / "training/configs/ref_v1.toml")
+    assert old.mode == "single_seat" and old.eval_num_players == 4
 
 
 # -- the opponent pool -----------------------------------------------------------------------
@@ -320,7 +323,7 @@ def test_shipped_reference_policy_matches_this_lab_and_plays_legally() -> None:
     root = Path(__file__).resolve().parent.parent
     path = root / "agents/policies/reference.npz"
     policy, meta = load_policy(path)  # raises CheckpointMismatchError after an env change
-    assert meta["step"] > 0 and meta["config"]["bc_teacher"] == "planner"
+    assert meta["step"] > 0 and meta["config"]
     for n in (2, 3, 4, 5):
         row = play_game([f"ppo:{path}"] + ["planner"] * (n - 1), GameConfig(num_players=n), 7)
         assert row["error"] is None and row["ranks"] is not None

@@ -30,8 +30,21 @@ class TrainConfig:
     run_dir: str = "runs/train/default"
     total_steps: int = 1_000_000
     seed: int = 0
+    # single_seat: sb3-contrib MaskablePPO on SingleSeatEnv (one learner seat per game);
+    # all_seat: every seat the current policy plays learns (training.allseat)
+    mode: str = "single_seat"
     n_envs: int = 2
     vec_env: str = "subproc"  # subproc | dummy
+    n_games: int = 64  # all_seat: games stepped together in the process (batched inference)
+    torch_threads: int = 0  # all_seat: torch threads, 0 = one per core
+    init_policy: str = ""  # all_seat: start the actor from this .npz policy ("" = fresh)
+    critic_warmup: int = 0  # all_seat: first rollouts fit only the critic (policy unchanged)
+    # all_seat league: every exploiter_every steps a best response to the current policy is
+    # trained for exploiter_steps (training.exploit) and joins the pool when it beats it
+    exploiter_every: int = 0  # 0 = no exploiters
+    exploiter_steps: int = 100_000
+    exploiter_games: int = 200  # games that decide whether an exploiter joins the pool
+    exploiter_gate: float = 0.0  # it joins when its win rate exceeds chance + exploiter_gate
     # game mix (one policy for every player count)
     num_players: list[int] = field(default_factory=lambda: [2, 3, 4, 5])
     player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 2.0, 1.0])
@@ -67,7 +80,7 @@ class TrainConfig:
     eval_bots: list[str] = field(
         default_factory=lambda: ["greedy", "speculator", "planner", "combiner", "racer"]
     )
-    eval_num_players: int = 4
+    eval_num_players: int | list[int] = 4  # a list evaluates at each count (eval/<n>p/...)
     eval_workers: int = 1
     checkpoint_every: int = 100_000
     progress: bool = True
@@ -99,6 +112,31 @@ class TrainConfig:
                 raise bad(name, "use a positive integer")
         if not isinstance(self.seed, int) or isinstance(self.seed, bool):
             raise bad("seed", "use an integer")
+        if self.mode not in ("single_seat", "all_seat"):
+            raise bad("mode", "choose single_seat or all_seat")
+        if not isinstance(self.n_games, int) or isinstance(self.n_games, bool) or self.n_games < 1:
+            raise bad("n_games", "use a positive integer")
+        if (
+            not isinstance(self.torch_threads, int)
+            or isinstance(self.torch_threads, bool)
+            or self.torch_threads < 0
+        ):
+            raise bad("torch_threads", "use 0 (one per core) or a positive integer")
+        for name in ("critic_warmup", "exploiter_every"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise bad(name, "use 0 (off) or a positive integer")
+        for name in ("exploiter_steps", "exploiter_games"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+                raise bad(name, "use a positive integer")
+        g = self.exploiter_gate
+        if isinstance(g, bool) or not isinstance(g, (int, float)) or not -1.0 <= g <= 1.0:
+            raise bad("exploiter_gate", "use a number from -1 to 1")
+        if self.exploiter_every and self.mode != "all_seat":
+            raise bad("exploiter_every", "exploiters need mode = all_seat (or set it to 0)")
+        if not isinstance(self.init_policy, str):
+            raise bad("init_policy", "use the path of a .npz policy, or an empty string")
         if self.vec_env not in ("subproc", "dummy"):
             raise bad("vec_env", "choose subproc or dummy")
         if self.reward not in ("zero_sum", "rank"):
@@ -136,8 +174,16 @@ class TrainConfig:
                 raise bad(name, "use a non-negative number")
         if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):
             raise bad("net_arch", "use a list of positive layer widths, e.g. [128, 128]")
-        if self.eval_num_players not in (2, 3, 4, 5):
-            raise bad("eval_num_players", "choose 2, 3, 4 or 5")
+        enp = self.eval_num_players
+        if isinstance(enp, list):
+            if (
+                not enp
+                or len(set(enp)) != len(enp)
+                or any(isinstance(k, bool) or k not in (2, 3, 4, 5) for k in enp)
+            ):
+                raise bad("eval_num_players", "use 2, 3, 4 or 5, or a list of distinct counts")
+        elif isinstance(enp, bool) or enp not in (2, 3, 4, 5):
+            raise bad("eval_num_players", "choose 2, 3, 4 or 5, or a list such as [2, 3, 4, 5]")
         if not self.bots and self.p_bots_min > 0:
             raise bad("bots", "list at least one bot when p_bots_min > 0")
         from agents.registry import PlayerSpecError, make_agent
@@ -151,12 +197,21 @@ class TrainConfig:
                     make_agent(spec)
                 except PlayerSpecError as e:
                     raise TrainConfigError(f"{name}: {e}") from None
-        if (self.n_steps * self.n_envs) % self.batch_size and self.batch_size > 1:
+        if (
+            self.mode == "single_seat"
+            and (self.n_steps * self.n_envs) % self.batch_size
+            and self.batch_size > 1
+        ):
             # SB3 only warns; a truncated minibatch wastes samples, so say it clearly
             raise TrainConfigError(
                 f"batch_size={self.batch_size} must divide n_steps*n_envs="
                 f"{self.n_steps * self.n_envs}"
             )
+
+    def eval_counts(self) -> list[int]:
+        """The evaluation player counts, as a list."""
+        enp = self.eval_num_players
+        return list(enp) if isinstance(enp, list) else [enp]
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

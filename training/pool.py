@@ -39,6 +39,7 @@ class SnapshotInfo:
     milestone: bool = False
     games: int = 0
     wins: float = 0.0  # learner wins (or mean rank score) against this snapshot
+    kind: str = "snapshot"  # snapshot | exploiter (a best response to the learner, kept)
 
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.5
@@ -52,8 +53,11 @@ class PoolRegistry:
     window: int = 10
 
     def active(self) -> list[SnapshotInfo]:
-        recent = [s for s in self.snapshots if not s.milestone][-self.window :]
-        keep = {s.id for s in recent} | {s.id for s in self.snapshots if s.milestone}
+        recent = [s for s in self.snapshots if not s.milestone and s.kind == "snapshot"]
+        recent = recent[-self.window :]
+        keep = {s.id for s in recent} | {
+            s.id for s in self.snapshots if s.milestone or s.kind == "exploiter"
+        }
         return [s for s in self.snapshots if s.id in keep]
 
     def add(self, info: SnapshotInfo) -> None:
@@ -72,8 +76,15 @@ class PoolRegistry:
         act = self.active()
         if not pfsp:
             return {s.id: 1.0 for s in act}
-        # x(1-x), with a small floor so a fresh or decided snapshot is still visited
-        return {s.id: max(s.win_rate() * (1 - s.win_rate()), 0.02) for s in act}
+        # x(1-x), with a small floor so a fresh or decided snapshot is still visited; an
+        # exploiter is weighted (1-x)^2 ("PFSP-hard"): the more it beats the learner, the more
+        # often it sits at the table, until the learner has answered it
+        return {
+            s.id: max((1 - s.win_rate()) ** 2, 0.05)
+            if s.kind == "exploiter"
+            else max(s.win_rate() * (1 - s.win_rate()), 0.02)
+            for s in act
+        }
 
     def save(self, path: str | Path) -> None:
         path = Path(path)

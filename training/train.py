@@ -99,30 +99,53 @@ def copy_checkpoint(src: Path, dst: Path) -> None:
 def evaluate(
     checkpoint: Path, cfg: TrainConfig, step: int, out: Path | None = None
 ) -> dict[str, Any]:
-    """The panel evaluation of a checkpoint: learner vs `n-1` copies of each bot, plus a
-    mixed table with `random` for the rating anchor. Paired deals, seats rotated."""
-    n = cfg.eval_num_players
-    game_cfg = GameConfig(num_players=n)
+    """The panel evaluation of a checkpoint at each count of `eval_num_players`: learner vs
+    `n-1` copies of each bot, plus a mixed table with `random` for the rating anchor. Paired
+    deals, seats rotated. `vs` holds the first count's tables (the `eval/vs_<bot>/` tags),
+    `by_players[n]` every count's; `score` is the mean win rate over chance (n x win rate)
+    across every table, which picks `best.*`."""
     me = f"ppo:{checkpoint}"
-    tables = {bot: (me, *([bot] * (n - 1))) for bot in cfg.eval_bots}
-    mixed = (me, *(list(cfg.eval_bots) + ["random"] * n)[: n - 2], "random")
-    tables["mixed"] = mixed[:n]
     rows: list[dict[str, Any]] = []
-    per_table: dict[str, list[dict[str, Any]]] = {}
-    for name, entrants in tables.items():
-        sched = Schedule(entrants=tuple(entrants), config=game_cfg, seed=cfg.seed + 17)
-        tasks = sched.tasks(cfg.eval_games)
-        if cfg.eval_workers > 1:
-            import multiprocessing as mp
+    result: dict[str, Any] = {"step": step, "vs": {}, "by_players": {}, "errors": 0}
+    lifts: list[float] = []
+    for n in cfg.eval_counts():
+        game_cfg = GameConfig(num_players=n)
+        tables = {bot: (me, *([bot] * (n - 1))) for bot in cfg.eval_bots}
+        mixed = (me, *(list(cfg.eval_bots) + ["random"] * n)[: n - 2], "random")
+        tables["mixed"] = mixed[:n]
+        per_table: dict[str, list[dict[str, Any]]] = {}
+        for name, entrants in tables.items():
+            sched = Schedule(entrants=tuple(entrants), config=game_cfg, seed=cfg.seed + 17)
+            tasks = sched.tasks(cfg.eval_games)
+            if cfg.eval_workers > 1:
+                import multiprocessing as mp
 
-            with mp.get_context("spawn").Pool(cfg.eval_workers) as pool:
-                got = pool.map(run_task, tasks)
-        else:
-            got = [run_task(t) for t in tasks]
-        for r in got:
-            r["table"] = name
-        per_table[name] = got
-        rows.extend(got)
+                with mp.get_context("spawn").Pool(cfg.eval_workers) as pool:
+                    got = pool.map(run_task, tasks)
+            else:
+                got = [run_task(t) for t in tasks]
+            for r in got:
+                r["table"] = f"{n}p:{name}"
+            per_table[name] = got
+            rows.extend(got)
+        vs: dict[str, Any] = {}
+        for bot in cfg.eval_bots:
+            summ = {e["spec"]: e for e in summarize(per_table[bot])}[me]
+            vs[bot] = {
+                "win_rate": summ["win_rate"] or 0.0,
+                "win_rate_lo": summ["ci_lo"],
+                "win_rate_hi": summ["ci_hi"],
+                "mean_rank": summ["mean_rank"] or float(n),
+                "games": summ["games"],
+            }
+            result["errors"] += summ["errors"]
+            lifts.append(vs[bot]["win_rate"] * n)
+        result["by_players"][str(n)] = {
+            "vs": vs,
+            "mean_win_rate": sum(v["win_rate"] for v in vs.values()) / max(1, len(vs)),
+        }
+        if not result["vs"]:
+            result["vs"] = vs
     if out is not None:
         out.parent.mkdir(parents=True, exist_ok=True)
         tmp = out.with_name(out.name + ".tmp")
@@ -130,23 +153,31 @@ def evaluate(
             for r in rows:
                 f.write(json.dumps(r) + "\n")
         tmp.replace(out)
-    result: dict[str, Any] = {"step": step, "vs": {}, "errors": 0}
-    for bot in cfg.eval_bots:
-        summ = {e["spec"]: e for e in summarize(per_table[bot])}[me]
-        result["vs"][bot] = {
-            "win_rate": summ["win_rate"] or 0.0,
-            "win_rate_lo": summ["ci_lo"],
-            "win_rate_hi": summ["ci_hi"],
-            "mean_rank": summ["mean_rank"] or float(n),
-            "games": summ["games"],
-        }
-        result["errors"] += summ["errors"]
     ratings = openskill_ratings(rows, anchor="random")
     result["openskill_ordinal"] = ratings["ratings"].get(me, {}).get("ordinal", 0.0)
-    result["mean_win_rate"] = sum(v["win_rate"] for v in result["vs"].values()) / max(
-        1, len(result["vs"])
-    )
+    first = result["by_players"][str(cfg.eval_counts()[0])]
+    result["mean_win_rate"] = first["mean_win_rate"]
+    result["score"] = sum(lifts) / max(1, len(lifts))
     return result
+
+
+def eval_scalars(res: dict[str, Any], cfg: TrainConfig) -> dict[str, float]:
+    """TensorBoard scalars of an evaluation: `eval/vs_<bot>/...` for a single player count,
+    `eval/<n>p/vs_<bot>/...` (and `eval/<n>p/mean_win_rate`) for each of several."""
+    out: dict[str, float] = {}
+    counts = cfg.eval_counts()
+    for n in counts:
+        block = res["by_players"][str(n)]
+        prefix = "eval" if len(counts) == 1 else f"eval/{n}p"
+        for bot, v in block["vs"].items():
+            for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
+                out[f"{prefix}/vs_{bot}/{k}"] = v[k]
+        if len(counts) > 1:
+            out[f"{prefix}/mean_win_rate"] = block["mean_win_rate"]
+    out["eval/mean_win_rate"] = res["mean_win_rate"]
+    out["eval/score"] = res["score"]
+    out["rating/openskill_ordinal"] = res["openskill_ordinal"]
+    return out
 
 
 def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry: PoolRegistry):
@@ -285,18 +316,16 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
             path = run / "checkpoints" / f"step_{step}.zip"
             save_checkpoint(self.model, path, cfg, step, {"kind": "checkpoint"})
             res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
-            for bot, v in res["vs"].items():
-                for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
-                    self.logger.record(f"eval/vs_{bot}/{k}", v[k])
-            self.logger.record("eval/mean_win_rate", res["mean_win_rate"])
-            self.logger.record("rating/openskill_ordinal", res["openskill_ordinal"])
+            for tag, value in eval_scalars(res, cfg).items():
+                self.logger.record(tag, value)
             state.setdefault("evals", []).append(res)
             best = state.get("best")
-            if best is None or res["mean_win_rate"] > best["mean_win_rate"]:
+            if best is None or res["score"] > best.get("score", best["mean_win_rate"] * 4):
                 copy_checkpoint(path, run / "best.zip")
                 state["best"] = {
                     "step": step,
                     "mean_win_rate": res["mean_win_rate"],
+                    "score": res["score"],
                     "checkpoint": _rel(path, run),
                 }
             self._write_state(step, path)
@@ -331,6 +360,10 @@ def resume_config(run_dir: str | Path, total_steps: int | None = None) -> TrainC
 def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     """Run a new training run, or with `resume` continue the one in `cfg.run_dir` (build `cfg`
     with `resume_config`); returns the final state dict."""
+    if cfg.mode == "all_seat":
+        from .allseat_train import train_all_seat
+
+        return train_all_seat(cfg, resume)
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor

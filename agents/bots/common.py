@@ -31,6 +31,7 @@ from lastwill_env.engine.game import (
     KEEP_PHASE,
     MARKET_PHASE,
     NUM_ROUNDS,
+    OPTION_PHASE,
     PLAN_PHASE,
     ROOM_PHASE,
     TURN_PHASE,
@@ -99,10 +100,20 @@ def event_spend(v: PlayerView, c: int) -> tuple[float, int]:
     return float(spend), acts - spec.gain_actions
 
 
-def use_amount(v: PlayerView, c: int) -> int:
-    """£ spent by using board card c (deepest filled option, training counts, bonuses)."""
+def _best_option(v: PlayerView, c: int, base: int) -> int:
+    """The deepest filled option of c the seat can pay (§4.4, §5), as its base amount."""
     spec = CARDS[c]
-    k = v.filled_slots[c]
+    amounts = [base] + [amt for _, amt in spec.slots[: v.filled_slots[c]]]
+    if any(CAT[b] == "property" for b in v.boards[0]):
+        ok = [a for a in amounts if a <= v.money[0]]
+        return ok[-1] if ok else amounts[0]
+    return amounts[-1]
+
+
+def use_amount(v: PlayerView, c: int) -> int:
+    """£ spent by using board card c (deepest affordable filled option, training counts,
+    bonuses)."""
+    spec = CARDS[c]
     if spec.training != (0, 0, 0):
         per_farm, per_horse, per_dog = spec.training
         total = 0
@@ -114,10 +125,10 @@ def use_amount(v: PlayerView, c: int) -> int:
                     total += per_horse if t == 0 else per_dog if t == 1 else 0
         return total
     if spec.category == "property":
-        base = spec.slots[k - 1][1] if k else spec.upkeep
+        base = _best_option(v, c, spec.upkeep)
         return base + bonus(v, "maintain:" + PROPERTY_TYPES[spec.prop_type])
     if spec.category == "expense":
-        base = spec.slots[k - 1][1] if k else spec.spend
+        base = _best_option(v, c, spec.spend)
         return base + bonus(v, spec.family)
     return spec.spend
 
@@ -489,6 +500,10 @@ class ScriptedBot(BaseAgent):
 
         return self.best(legal, score)
 
+    def option_rule(self, v: PlayerView, legal: list[int]) -> int:
+        """Use option: the most money (options spend more the deeper they go)."""
+        return max(legal)
+
     def discard_rule(self, v: PlayerView, legal: list[int]) -> int:
         def score(a: int) -> float:
             kind, arg = ACTION_TABLE[a]
@@ -507,6 +522,7 @@ class ScriptedBot(BaseAgent):
         MARKET_PHASE: market_rule,
         UNKNOWN_PHASE: unknown_rule,
         TURN_PHASE: turn_rule,
+        OPTION_PHASE: option_rule,
         ADDON_PHASE: addon_rule,
         BALL_PHASE: ball_rule,
         ROOM_PHASE: room_rule,

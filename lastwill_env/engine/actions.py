@@ -19,6 +19,8 @@ kind (argument): rule
 - room (card): §4.4 discard a placed helper or expense to make room
 - wild_party (house): special card: one depreciation step on that house
 - discard (card) / discard_companion (type): §6.1 discard down to the hand limit
+- use_option (option 0-3): §4.4 the option of the used board card: 0 its printed amount, k the
+  option of its k-th companion slot (offered when slots 1..k are filled); appended last (v1)
 
 Identical companion cards are referred to by their type, never by copy, so no two legal actions
 have the same effect.
@@ -81,6 +83,8 @@ ROOM = _segment("room", _ids(lambda c: c.category in ("expense", "helper")))
 WILD_PARTY = _segment("wild_party", _ids(lambda c: c.category == "property" and c.prop_type != 0))
 DISCARD = _segment("discard", _PLAYABLE)
 DISCARD_COMPANION = _segment("discard_companion", range(len(COMPANIONS)))
+MAX_SLOTS = max(len(c.slots) for c in CARDS)
+USE_OPTION = _segment("use_option", range(MAX_SLOTS + 1))
 PASS = 0
 
 ACTION_TABLE: tuple[tuple[str, int], ...] = tuple(_table)
@@ -139,6 +143,8 @@ def describe_action(action: int) -> str:
         return f"ball invest {arg} actions"
     if kind == "discard_companion":
         return f"discard a {COMPANIONS[arg]}"
+    if kind == "use_option":
+        return "use option: printed amount" if arg == 0 else f"use option: slot {arg}"
     return kind
 
 

@@ -42,6 +42,9 @@ def _ids(cards: Iterable[str | int]) -> list[int]:
 
 def take_card(s: GameState, c: int) -> None:
     """Remove card c from wherever it is."""
+    for known in s.known:
+        if c in known:
+            known.remove(c)
     for pile in (*s.decks, s.special, s.box, s.jokers, *s.hands):
         if c in pile:
             pile.remove(c)
@@ -77,8 +80,11 @@ def discard_to_pile(s: GameState, c: int) -> None:
     _discard_card(s, c)
 
 
-def set_hand(s: GameState, seat: int, cards: Iterable[str | int]) -> None:
-    """Replace the seat's hand; the old hand goes to the discard piles."""
+def set_hand(
+    s: GameState, seat: int, cards: Iterable[str | int], known: Iterable[str | int] = ()
+) -> None:
+    """Replace the seat's hand; the old hand goes to the discard piles. `known` (a subset of
+    `cards`) is what the table saw that seat take face up from the offer (RULES.md §10)."""
     new = _ids(cards)
     for c in list(s.hands[seat]):
         if c not in new:
@@ -87,6 +93,13 @@ def set_hand(s: GameState, seat: int, cards: Iterable[str | int]) -> None:
         if c not in s.hands[seat]:
             take_card(s, c)
             s.hands[seat].append(c)
+    known_ids = _ids(known)
+    stray = [CARDS[c].name for c in known_ids if c not in new]
+    if stray:
+        raise ValueError(f"known cards {stray} are not in the new hand")
+    s.known[seat] = [c for c in s.known[seat] if c in new] + [
+        c for c in known_ids if c not in s.known[seat]
+    ]
     s._legal = None
 
 

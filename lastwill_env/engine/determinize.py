@@ -16,7 +16,8 @@ cards the seat cannot see uniformly at random from the unseen pool:
 - in the keep phase of round 1 a player who has not kept yet holds 3 helpers & expenses and
   3 properties.
 
-The view keeps no memory, so cards taken from the offer by others earlier are unseen here. The
+Cards another seat took face up from the offer board and still holds (`view.known_hands`, public
+by §10) stay in that seat's hand; only the rest of each hand is dealt from the unseen pool. The
 generator state of the new game is fresh (drawn from `rng`), never the real one. Pure function of
 (view, seat, rng state, config): the MC bot therefore cannot read hidden information.
 """
@@ -113,6 +114,8 @@ def determinize(
     s.ext_left = view.extensions_left
     s.box = list(view.box)
     s.resolving = view.resolving
+    s.using = view.using
+    s.known = [list(k) for k in unrot(view.known_hands)]
     s.res_spend = view.resolving_spend
     s.res_addon = view.resolving_addon
     s.res_left = view.resolving_left
@@ -146,6 +149,9 @@ def determinize(
         seen[c] = True
     if view.resolving >= 0:
         seen[view.resolving] = True
+    for r in range(1, n):
+        for c in view.known_hands[r]:
+            seen[c] = True
 
     pool: list[int] = []  # cards in other players' hands
     s.decks = []
@@ -204,13 +210,14 @@ def determinize(
     for d in range(4):
         pool.extend(by_deck[d])
     rng.shuffle(pool)
-    need = sum(view.hand_sizes[r] for r in others)
+    known = view.known_hands
+    need = sum(view.hand_sizes[r] - len(known[r]) for r in others)
     if need != len(pool):
         raise DeterminizeError(f"{len(pool)} unseen cards for {need} cards in other hands")
     i = 0
     for r in others:
-        k = view.hand_sizes[r]
-        hands[ab(r)] = pool[i : i + k]
+        k = view.hand_sizes[r] - len(known[r])
+        hands[ab(r)] = list(known[r]) + pool[i : i + k]
         i += k
     s.hands = hands
     s.keep_sel = list(view.keep_selected) if view.phase == KEEP_PHASE else []

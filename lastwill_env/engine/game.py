@@ -24,6 +24,12 @@ Conventions fixed here where RULES.md leaves a detail open (each is tested):
 - A used joker goes back beside the offer board at once.
 - Errands: an offer space with no card, a used market/opera, a full extension space and a
   deck-less unknown card are not legal; if no errand space is legal, `pass` skips that errand boy.
+- Using a board card whose companion slots are filled (§4.4) asks for the option when more than
+  one can be picked (`use_option`): the printed amount or any filled slot's amount; a property
+  owner is offered only the options it can pay (§5). With one option it is applied at once.
+- §10: a card taken from the offer board is recorded as publicly known in that hand
+  (`GameState.known`) until it leaves the hand (a companion or joker leaving the hand removes
+  one recorded card of its type).
 - After the final round the hand-limit discard is skipped (it cannot change the result);
   depreciation still happens and counts for the final valuation.
 """
@@ -58,6 +64,7 @@ from .actions import (
     ROOM,
     SELL,
     USE,
+    USE_OPTION,
     WILD_PARTY,
     describe_action,
 )
@@ -69,10 +76,17 @@ from .config import GameConfig
 KEEP_PHASE, BLOCK_PHASE, PLAN_PHASE, DRAW_PHASE, ERRAND_PHASE, MARKET_PHASE, UNKNOWN_PHASE = range(
     7
 )
-TURN_PHASE, ADDON_PHASE, BALL_PHASE, ROOM_PHASE, WILD_PHASE, BREED_PHASE, DISCARD_PHASE = range(
-    7, 14
-)
-GAME_OVER = 14
+(
+    TURN_PHASE,
+    OPTION_PHASE,
+    ADDON_PHASE,
+    BALL_PHASE,
+    ROOM_PHASE,
+    WILD_PHASE,
+    BREED_PHASE,
+    DISCARD_PHASE,
+) = range(7, 15)
+GAME_OVER = 15
 PHASE_NAMES = (
     "keep starting cards",
     "block a plan space",
@@ -82,6 +96,7 @@ PHASE_NAMES = (
     "rearrange the market",
     "draw an unknown card",
     "action turn",
+    "choose a use option",
     "event add-on",
     "ball investment",
     "make room",
@@ -202,6 +217,8 @@ class GameState:
         "actions",
         "turn_i",
         "resolving",
+        "using",
+        "known",
         "res_spend",
         "res_addon",
         "res_left",
@@ -264,6 +281,8 @@ class GameState:
         s.actions = self.actions
         s.turn_i = self.turn_i
         s.resolving = self.resolving
+        s.using = self.using
+        s.known = [k[:] for k in self.known]
         s.res_spend = self.res_spend
         s.res_addon = self.res_addon
         s.res_left = self.res_left
@@ -429,6 +448,8 @@ def new_game(config: GameConfig | int = 4, seed: int = 0) -> GameState:
     s.actions = 0
     s.turn_i = 0
     s.resolving = -1
+    s.using = -1
+    s.known = [[] for _ in range(n)]
     s.res_spend = 0
     s.res_addon = 0
     s.res_left = 0
@@ -567,12 +588,12 @@ def _spend_event_actions(s: GameState, seat: int, cost: int) -> None:
     s.actions -= cost
 
 
-def _upkeep(s: GameState, c: int) -> int:
-    """Upkeep / enjoy amount of a board card: the deepest option whose slots are all filled."""
+def _upkeep(s: GameState, c: int, option: int) -> int:
+    """Upkeep / enjoy amount of option `option` of a board card (§4.4): 0 is the printed
+    amount, k >= 1 the option of the k-th companion slot (usable once slots 1..k are filled)."""
     spec = CARDS[c]
-    k = s.filled[c]
-    if k:
-        return spec.slots[k - 1][1]
+    if option:
+        return spec.slots[option - 1][1]
     return spec.upkeep if spec.category == "property" else spec.spend
 
 
@@ -591,18 +612,38 @@ def _training_amount(s: GameState, seat: int, c: int) -> int:
     return per_farm * farms + per_horse * horses + per_dog * dogs
 
 
-def _use_cost(s: GameState, seat: int, c: int) -> tuple[int, int, str, str]:
-    """(actions, base money, bonus tag, free kind) to use board card c."""
+def _use_cost(s: GameState, seat: int, c: int) -> tuple[int, str, str]:
+    """(actions, bonus tag, free kind) to use board card c."""
     spec = CARDS[c]
     k = KIND[c]
     if k == K_PROPERTY:
         free = "farm_maint" if spec.prop_type == FARM else "house_maint"
-        return 1, _upkeep(s, c), _MAINTAIN_TAG[c], free
+        return 1, _MAINTAIN_TAG[c], free
     if spec.training != (0, 0, 0):
-        return spec.use_actions, _training_amount(s, seat, c), "", ""
+        return spec.use_actions, "", ""
     if k == K_EXPENSE:
-        return spec.use_actions, _upkeep(s, c), spec.family, ""
-    return spec.use_actions, spec.spend, "", ""
+        return spec.use_actions, spec.family, ""
+    return spec.use_actions, "", ""
+
+
+def use_options(s: GameState, seat: int, c: int) -> list[tuple[int, int]]:
+    """(option, base money) of every option of board card c that `seat` may pick now.
+
+    §4.4: "the player picks one of its options whose companion slots are all filled": the
+    printed amount (option 0) and each filled slot's option; a property owner may pick only
+    those it can pay (§5). Training grounds and helpers have one amount."""
+    spec = CARDS[c]
+    k = KIND[c]
+    if spec.training != (0, 0, 0):
+        opts = [(0, _training_amount(s, seat, c))]
+    elif k in (K_PROPERTY, K_EXPENSE):
+        opts = [(o, _upkeep(s, c, o)) for o in range(s.filled[c] + 1)]
+    else:
+        opts = [(0, spec.spend)]
+    if s.nprops[seat] > 0:
+        money = s.money[seat]
+        opts = [o for o in opts if o[1] <= money]
+    return opts
 
 
 def buy_price(s: GameState, seat: int, c: int) -> int:
@@ -769,10 +810,8 @@ def _legal_turn(s: GameState) -> list[int]:
         k = KIND[c]
         spec = CARDS[c]
         if not used[c] and spec.use_actions >= 0:
-            need, cost, _tag, free = _use_cost(s, seat, c)
-            if (need <= acts or (free and _free(s, seat, free) >= 0)) and (
-                not constrained or cost <= money
-            ):
+            need, _tag, free = _use_cost(s, seat, c)
+            if (need <= acts or (free and _free(s, seat, free) >= 0)) and use_options(s, seat, c):
                 out.append(USE[c])
         if k == K_PROPERTY and (acts >= 1 or _free(s, seat, _deal_free_kind(c)) >= 0):
             out.append(SELL[c])
@@ -787,6 +826,10 @@ def _legal_turn(s: GameState) -> list[int]:
                     if joker:
                         out.append(ATTACH_JOKER[c])
     return out
+
+
+def _legal_option(s: GameState) -> list[int]:
+    return [USE_OPTION[o] for o, _ in use_options(s, s.cur, s.using)]
 
 
 def _legal_addon(s: GameState) -> list[int]:
@@ -875,6 +918,7 @@ _LEGAL = (
     _legal_market,
     _legal_unknown,
     _legal_turn,
+    _legal_option,
     _legal_addon,
     _legal_ball,
     _legal_room,
@@ -1068,6 +1112,7 @@ def _do_errand(s: GameState, kind: str, space: int) -> None:
         s.offer[space] = -1
         s.offer_boy[space] = seat
         s.hands[seat].append(card)
+        s.known[seat].append(card)  # §10: the offer board is public
     elif space == ERRAND_EXTENSION:
         s.ext_used += 1
         s.ext_left -= 1
@@ -1115,20 +1160,43 @@ def _start_turn(s: GameState) -> None:
 
 def _remove_from_hand(s: GameState, seat: int, card: int) -> None:
     s.hands[seat].remove(card)
+    _forget(s, seat, card)
+
+
+def _forget(s: GameState, seat: int, c: int) -> None:
+    """§10: card c left `seat`'s hand in view of everyone; drop it from the public record of
+    that hand. Companions of one type (and jokers) are identical, so for them one recorded card
+    of the same type is dropped, the lowest id: the record then depends on public events only."""
+    known = s.known[seat]
+    if not known:
+        return
+    if c in known:
+        known.remove(c)
+        return
+    k = KIND[c]
+    if k == K_COMPANION:
+        t = CARDS[c].companion
+        same = [x for x in known if KIND[x] == K_COMPANION and CARDS[x].companion == t]
+    elif k == K_JOKER:
+        same = [x for x in known if KIND[x] == K_JOKER]
+    else:
+        return
+    if same:
+        known.remove(min(same))
 
 
 def _take_companion(s: GameState, seat: int, t: int) -> int:
     """Remove one companion of type t from hand (lowest id) and return it."""
     hand = s.hands[seat]
     best = min(c for c in hand if KIND[c] == K_COMPANION and CARDS[c].companion == t)
-    hand.remove(best)
+    _remove_from_hand(s, seat, best)
     return best
 
 
 def _take_joker(s: GameState, seat: int) -> int:
     hand = s.hands[seat]
     j = min(c for c in hand if KIND[c] == K_JOKER)
-    hand.remove(j)
+    _remove_from_hand(s, seat, j)
     return j
 
 
@@ -1156,7 +1224,7 @@ def _do_turn(s: GameState, kind: str, c: int) -> None:
     if kind == "play":
         k = KIND[c]
         spec = CARDS[c]
-        s.hands[seat].remove(c)
+        _remove_from_hand(s, seat, c)
         if k == K_EVENT:
             s.resolving = c
             if spec.ball:
@@ -1186,15 +1254,12 @@ def _do_turn(s: GameState, kind: str, c: int) -> None:
             s.phase = ROOM_PHASE
         return
     if kind == "use":
-        need, base, tag, free = _use_cost(s, seat, c)
-        fc = _free(s, seat, free) if free else -1
-        if fc >= 0:
-            s.priv[fc] -= 1
-        else:
-            s.actions -= need
-        s.used[c] = 1
-        what = "maintain" if KIND[c] == K_PROPERTY else "enjoy"
-        _pay(s, seat, _with_bonuses(s, seat, base, tag), what, c)
+        opts = use_options(s, seat, c)
+        if len(opts) == 1:
+            _finish_use(s, seat, c, opts[0][1])
+        else:  # §4.4: the player picks one of the filled options
+            s.using = c
+            s.phase = OPTION_PHASE
         return
     if kind == "sell":
         fc = _free(s, seat, _deal_free_kind(c))
@@ -1211,6 +1276,26 @@ def _do_turn(s: GameState, kind: str, c: int) -> None:
         _attach(s, seat, kind, c)
         return
     raise AssertionError(f"unhandled action kind {kind} in turn")  # pragma: no cover
+
+
+def _finish_use(s: GameState, seat: int, c: int, base: int) -> None:
+    need, tag, free = _use_cost(s, seat, c)
+    fc = _free(s, seat, free) if free else -1
+    if fc >= 0:
+        s.priv[fc] -= 1
+    else:
+        s.actions -= need
+    s.used[c] = 1
+    what = "maintain" if KIND[c] == K_PROPERTY else "enjoy"
+    _pay(s, seat, _with_bonuses(s, seat, base, tag), what, c)
+
+
+def _do_option(s: GameState, kind: str, option: int) -> None:
+    seat = s.cur
+    c = s.using
+    s.using = -1
+    s.phase = TURN_PHASE
+    _finish_use(s, seat, c, _upkeep(s, c, option))
 
 
 def _attach(s: GameState, seat: int, kind: str, c: int) -> None:
@@ -1333,7 +1418,7 @@ def _end_round(s: GameState) -> None:
         hand = s.hands[seat]
         if any(KIND[c] == K_JOKER for c in hand):
             for j in [c for c in hand if KIND[c] == K_JOKER]:
-                hand.remove(j)
+                _remove_from_hand(s, seat, j)
                 s.jokers.append(j)
     s.final = s.round >= NUM_ROUNDS or any(is_bankrupt(s, p) for p in range(s.n))
     if not s.final:
@@ -1352,7 +1437,7 @@ def _do_discard(s: GameState, kind: str, arg: int) -> None:
         c = _take_companion(s, seat, arg)
     else:
         c = arg
-        s.hands[seat].remove(c)
+        _remove_from_hand(s, seat, c)
     _discard_card(s, c)
     if len(s.hands[seat]) > hand_limit(s, seat):
         return
@@ -1453,6 +1538,7 @@ _APPLY = (
     _do_market,
     _do_unknown,
     _do_turn,
+    _do_option,
     _do_addon,
     _do_ball,
     _do_room,

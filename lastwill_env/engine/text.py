@@ -14,11 +14,20 @@ from collections.abc import Sequence
 
 from .actions import decode, describe_action
 from .cards import CATALOGUE, COMPANIONS, DECKS, PROPERTY_TYPES
-from .game import DRAW_PHASE, GAME_OVER, PHASE_NAMES, GameState, legal_actions
+from .game import (
+    BREED_PHASE,
+    DRAW_PHASE,
+    GAME_OVER,
+    PHASE_NAMES,
+    TURN_PHASE,
+    GameState,
+    legal_actions,
+)
 from .view import PlayerView, player_view
 
 CARDS = CATALOGUE.cards
-TURN_PHASES = range(7, 13)  # action turn .. breeders fair: the acting player's actions matter
+# action turn .. breeders fair: the acting player's actions matter
+TURN_PHASES = range(TURN_PHASE, BREED_PHASE + 1)
 
 
 def describe_step(action: int, seat: int, viewer: int | None = None) -> str:
@@ -117,6 +126,8 @@ def render_view(
         lines.append("    board: " + (", ".join(_card(view, c) for c in view.boards[rel]) or "-"))
         if hands is not None:
             lines.append("    hand: " + _names(sorted(hands[seat])))
+        elif rel and view.known_hands[rel]:
+            lines.append("    known in hand: " + _names(view.known_hands[rel]))
     if hands is None:
         lines.append(f"your hand ({names[viewer]}): {_names(view.hand)}")
         if view.keep_selected:
@@ -124,6 +135,8 @@ def render_view(
     pend = []
     if not over and view.phase in TURN_PHASES:
         pend.append(f"actions left {view.actions}")
+    if view.using >= 0:
+        pend.append(f"using {CARDS[view.using].name}: choose its option")
     if view.resolving >= 0:
         pend.append(
             f"resolving {CARDS[view.resolving].name} (spend {view.resolving_spend}, "

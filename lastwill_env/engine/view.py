@@ -3,9 +3,10 @@
 Public: money of everyone, every player board (cards, tokens, value steps, used flags,
 extensions), the offer board, modifier tiles, planning and errand occupancy, round, start player,
 hand sizes, deck sizes, discard piles except the face-down starting discards, the special cards
-already seen (the box). Private: the viewer's own hand. Nothing else: not the deck orders, not
-other hands, not the generator state. Relative seat r is absolute seat (viewer + r) % n, so the
-viewer is always seat 0.
+already seen (the box), and which offer cards went into which hand (`known_hands`: everyone
+saw them taken; a card drops out of the record when it leaves the hand). Private: the viewer's
+own hand. Nothing else: not the deck orders, not other hands, not the generator state. Relative
+seat r is absolute seat (viewer + r) % n, so the viewer is always seat 0.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ class PlayerView:
     errand_boys_left: tuple[int, ...]
     actions: int  # actions left to the acting player in the action phase
     resolving: int  # card being played now, -1 if none
+    using: int  # board card whose use option is being chosen, -1 if none
+    known_hands: tuple[tuple[int, ...], ...]  # per relative seat: hand cards known to all (§10)
     resolving_spend: int
     resolving_addon: int
     resolving_left: int  # steps left of a Wild Party / Breeders' Fair
@@ -158,6 +161,8 @@ def player_view(s: GameState, seat: int) -> PlayerView:
         errand_boys_left=boys_left,
         actions=s.actions if TURN_PHASE <= s.phase <= BREED_PHASE else 0,
         resolving=s.resolving,
+        using=s.using,
+        known_hands=tuple(tuple(sorted(s.known[p])) for p in order),
         resolving_spend=s.res_spend,
         resolving_addon=s.res_addon,
         resolving_left=s.res_left,

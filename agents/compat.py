@@ -1,0 +1,156 @@
+"""Policies of earlier env versions, carried over to this one by exact weight surgery.
+
+Env v1 (RULES.md §4.4 use options and the §10 record of offer cards in hands) kept every v0
+observation piece with its meaning, added new pieces (``using_card``, ``known_hand0..4``), added
+one decision kind ("choose a use option") to the phase one-hot and appended four ``use_option``
+rows to the action table. So a v0 policy network becomes a v1 network that plays exactly as
+before wherever v0 had the same decision:
+
+- first layer: each v0 input column moves to the column of the same piece (and, for the phase
+  one-hot, of the same phase name) in the v1 layout; the new inputs get zero weights, so the
+  policy ignores them, as it never saw them;
+- last layer: the v0 action rows keep their indices; the new ``use_option`` rows get zero
+  weights and biases rising with the option's depth, so at a use-option decision (where only
+  those rows are legal) the policy picks the deepest filled option it may pay, which is what v0's
+  engine always charged.
+
+``python -m agents.compat convert-v0 IN.npz OUT.npz`` writes the v1 weights and a v1 sidecar
+(which records the v0 sidecar under ``converted_from``). The first shipped reference was
+converted this way into ``agents/policies/ref_v1.npz``.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lastwill_env.encoding import OBS_PIECES, OBS_SIZE
+from lastwill_env.engine import NUM_ACTIONS, PHASE_NAMES
+from lastwill_env.engine.actions import ACTION_TABLE
+
+from .policy import CheckpointError, NumpyPolicy, env_signature, read_sidecar
+
+V0_OBS_SIZE = 3444
+V0_NUM_ACTIONS = 528
+V0_PHASE_NAMES = tuple(p for p in PHASE_NAMES if p != "choose a use option")
+V1_NEW_PIECES = ("using_card",) + tuple(f"known_hand{r}" for r in range(5))
+OPTION_BIAS = 10.0  # per option depth: arg-max and sampling both pick the deepest legal option
+
+
+def v0_layout() -> list[tuple[str, int]]:
+    """(name, size) of the v0 observation pieces, in order."""
+    out = []
+    for name, size, _ in OBS_PIECES:
+        if name in V1_NEW_PIECES:
+            continue
+        out.append((name, len(V0_PHASE_NAMES) if name == "phase" else size))
+    return out
+
+
+def v0_column_map() -> np.ndarray:
+    """For each v0 observation index, its index in this version's observation."""
+    new_off: dict[str, int] = {}
+    o = 0
+    for name, size, _ in OBS_PIECES:
+        new_off[name] = o
+        o += size
+    cols = []
+    for name, size in v0_layout():
+        if name == "phase":
+            cols.extend(new_off[name] + PHASE_NAMES.index(p) for p in V0_PHASE_NAMES)
+        else:
+            cols.extend(range(new_off[name], new_off[name] + size))
+    out = np.asarray(cols, dtype=np.int64)
+    if out.size != V0_OBS_SIZE:  # pragma: no cover - guards the layout bookkeeping
+        raise AssertionError(f"v0 layout has {out.size} entries, expected {V0_OBS_SIZE}")
+    return out
+
+
+def convert_v0_policy(policy: NumpyPolicy) -> NumpyPolicy:
+    """The v1 network that plays as the v0 `policy` (see the module docstring)."""
+    w0, wl = policy.weights[0], policy.weights[-1]
+    if w0.shape[1] != V0_OBS_SIZE or wl.shape[0] != V0_NUM_ACTIONS:
+        raise CheckpointError(
+            f"not a v0 policy: it maps {w0.shape[1]} inputs to {wl.shape[0]} actions "
+            f"(v0 has {V0_OBS_SIZE} and {V0_NUM_ACTIONS})"
+        )
+    first = np.zeros((w0.shape[0], OBS_SIZE), dtype=np.float32)
+    first[:, v0_column_map()] = w0
+    last = np.zeros((NUM_ACTIONS, wl.shape[1]), dtype=np.float32)
+    last[:V0_NUM_ACTIONS] = wl
+    bias = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    bias[:V0_NUM_ACTIONS] = policy.biases[-1]
+    for i in range(V0_NUM_ACTIONS, NUM_ACTIONS):
+        kind, arg = ACTION_TABLE[i]
+        if kind != "use_option":  # pragma: no cover - v1 appended only use_option rows
+            raise AssertionError(f"unexpected v1 action row {i}: {kind}")
+        bias[i] = OPTION_BIAS * arg
+    weights = [first, *policy.weights[1:-1], last]
+    if len(policy.weights) == 1:
+        raise CheckpointError("a policy needs at least one hidden layer to be converted")
+    biases = [*policy.biases[:-1], bias]
+    return NumpyPolicy(weights, biases, policy.activation)
+
+
+def _load_v0(path: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
+    meta = read_sidecar(path)
+    if meta.get("env_version") != 0:
+        raise CheckpointError(
+            f"{path} is for env version {meta.get('env_version')!r}, not 0; nothing to convert"
+        )
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            k = sum(1 for name in z.files if name.startswith("w"))
+            weights = [np.asarray(z[f"w{i}"], dtype=np.float32) for i in range(k)]
+            biases = [np.asarray(z[f"b{i}"], dtype=np.float32) for i in range(k)]
+            act = str(z["activation"])
+    except (OSError, KeyError, ValueError) as e:
+        raise CheckpointError(f"cannot read policy weights {path}: {e}") from e
+    pol = NumpyPolicy.__new__(NumpyPolicy)  # skip the v1 shape check of __init__
+    pol.weights, pol.biases, pol.activation = weights, biases, act
+    return pol, meta
+
+
+def convert_v0_file(src: str | Path, dst: str | Path, force: bool = False) -> Path:
+    """Convert a v0 `.npz` (+ its `.json` sidecar) into a v1 `.npz` + sidecar at `dst`."""
+    src, dst = Path(src), Path(dst)
+    if dst.suffix != ".npz":
+        raise CheckpointError(f"destination {dst} must end in .npz")
+    side = dst.with_suffix(".json")
+    for p in (dst, side):
+        if p.exists() and not force:
+            raise CheckpointError(f"{p} exists; pass force=True (--force) to replace it")
+    old, meta = _load_v0(src)
+    new = convert_v0_policy(old)
+    out_meta = {**meta, **env_signature()}
+    out_meta["converted_from"] = {k: meta[k] for k in env_signature() if k in meta}
+    out_meta["converted_by"] = "agents.compat.convert_v0_policy"
+    new.save_npz(dst)
+    tmp = side.with_name(side.name + ".tmp")
+    tmp.write_text(json.dumps(out_meta, indent=1) + "\n")
+    tmp.replace(side)
+    return dst
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    force = "--force" in args
+    args = [a for a in args if a != "--force"]
+    if len(args) != 3 or args[0] != "convert-v0":
+        print("usage: python -m agents.compat convert-v0 IN.npz OUT.npz [--force]", file=sys.stderr)
+        return 2
+    try:
+        out = convert_v0_file(args[1], args[2], force=force)
+    except CheckpointError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    print(f"wrote {out} and {out.with_suffix('.json')}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,238 @@
+"""All-seat self-play (training/allseat.py, training/allseat_train.py).
+
+Per-seat trajectories hold only that seat's decisions and its own terminal reward; GAE never
+crosses seats; masks stored at collection are applied in the update; a tiny run writes eval
+tags and a checkpoint, resumes, plays as `ppo:PATH`; the same seed gives the same weights.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.arena import play_game  # noqa: E402
+from lastwill_env.encoding import piece_slices, terminal_rewards  # noqa: E402
+from lastwill_env.engine import NUM_ACTIONS, GameConfig  # noqa: E402
+from training.allseat import (  # noqa: E402
+    LEARNER,
+    Rollout,
+    SeatTrajectory,
+    build_model,
+    flatten,
+    make_optimizer,
+    ppo_update,
+    seat_gae,
+    sparse_batch,
+    trajectory_rewards,
+)
+from training.config import TrainConfig  # noqa: E402
+from training.train import resume_config, train  # noqa: E402
+
+TO_ACT = piece_slices()["to_act"]
+
+
+def _cfg(**kw) -> TrainConfig:
+    base = dict(
+        mode="all_seat",
+        num_players=[3],
+        player_weights=[1.0],
+        net_arch=[16, 16],
+        n_games=4,
+        n_steps=64,
+        n_envs=1,
+        batch_size=64,
+        n_epochs=1,
+        p_latest=1.0,
+        p_bots_min=0.0,
+        bots=["greedy"],
+        eval_bots=["greedy"],
+        progress=False,
+        torch_threads=1,
+    )
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+def _dense(row) -> np.ndarray:
+    idx, vals = row
+    x = np.zeros(TO_ACT.stop + 10, dtype=np.float32)
+    keep = idx < len(x)
+    x[idx[keep]] = vals[keep]
+    return x
+
+
+def test_each_seat_trajectory_holds_only_its_own_decisions_and_reward():
+    """One 3-player game, every seat the learner: seat p's samples are exactly its decisions
+    with more than one legal action, each seen from p (to_act = relative seat 0), and its
+    terminal reward is its own rank's reward."""
+    from lastwill_env.engine import legal_actions, new_game
+
+    cfg = _cfg(n_games=1)
+    model = build_model(cfg, 0)
+    roll = Rollout(cfg, seed=3)
+    started = []
+    make = roll.new_game
+    roll.new_game = lambda: started.append(make()) or started[-1]
+    trajs, games = roll.collect(model, target=1)  # one game: it alone reaches the target
+    assert len(started) == 1 and len(games) == 1 and len(trajs) == 3
+    played = started[0].state
+    ranks = played.results["ranks"]
+    finals = terminal_rewards(ranks, cfg.reward)
+    s = new_game(GameConfig(num_players=3), played.seed)
+    own: dict[int, list[int]] = {0: [], 1: [], 2: []}
+    for a in played.history:
+        if len(legal_actions(s)) > 1:
+            own[s.cur].append(a)
+        s.apply_action(a)
+    assert s.results["ranks"] == ranks == games[0]["ranks"]
+    for t in trajs:
+        seat = t["seat"]
+        assert t["actions"] == own[seat] and len(own[seat]) > 5
+        assert t["final"] == finals[seat]
+        assert t["rewards"][-1] == pytest.approx(finals[seat])  # shaping is off here
+        assert not t["rewards"][:-1].any()
+        for row in t["obs"]:
+            assert np.flatnonzero(_dense(row)[TO_ACT]).tolist() == [0]
+
+
+def test_gae_of_one_seat_ignores_the_other_seats_rewards():
+    values = np.array([0.1, 0.2, -0.1], dtype=np.float32)
+    a = SeatTrajectory(actions=[1, 2, 3], phis=[0.0, 0.1, 0.2])
+    r_win = trajectory_rewards(a, 1.0, 0.5, 0.99)
+    adv, ret = seat_gae(r_win, values, 0.99, 0.95)
+    # by hand: delta_t = r_t + gamma V_{t+1} - V_t, V_3 = 0; A_t = delta_t + gamma lam A_{t+1}
+    r = [0.5 * (0.99 * 0.1 - 0.0), 0.5 * (0.99 * 0.2 - 0.1), 0.5 * (0.0 - 0.2) + 1.0]
+    d = [r[0] + 0.99 * 0.2 - 0.1, r[1] + 0.99 * -0.1 - 0.2, r[2] - -0.1]
+    a2 = d[2]
+    a1 = d[1] + 0.99 * 0.95 * a2
+    a0 = d[0] + 0.99 * 0.95 * a1
+    np.testing.assert_allclose(adv, [a0, a1, a2], rtol=1e-5)
+    np.testing.assert_allclose(ret, adv + values, rtol=1e-6)
+    # another seat's trajectory of the same game, win or lose, is computed on its own
+    b = SeatTrajectory(actions=[4, 5], phis=[0.3, 0.0])
+    for other_final in (1.0, -0.5):
+        trajectory_rewards(b, other_final, 0.5, 0.99)
+        again, _ = seat_gae(trajectory_rewards(a, 1.0, 0.5, 0.99), values, 0.99, 0.95)
+        np.testing.assert_array_equal(again, adv)
+
+
+def test_rollout_samples_are_on_policy_and_legal_and_seats_come_from_the_pool():
+    cfg = _cfg(num_players=[4], p_latest=0.0, p_bots_min=1.0, n_games=3, n_steps=200)
+    model = build_model(cfg, 0)
+    roll = Rollout(cfg, seed=1)
+    trajs, games = roll.collect(model, target=cfg.n_steps)
+    buf = flatten(trajs)
+    n = len(buf["actions"])
+    assert n >= cfg.n_steps
+    assert buf["masks"][np.arange(n), buf["actions"]].all()  # every sampled action was legal
+    for g in games:  # p_bots_min = 1: one learner seat, the others bots
+        assert sum(1 for i in g["ids"] if i == LEARNER) == 1
+        assert all(i == LEARNER or i.startswith("bot:") for i in g["ids"])
+    # every trajectory is complete: its game ended and it was scored
+    assert {t["num_players"] for t in trajs} == {4}
+    assert not roll.games
+
+
+def test_masks_are_stored_and_applied_in_the_update():
+    """An action masked out at collection time has zero probability in the update."""
+    cfg = _cfg()
+    model = build_model(cfg, 0)
+    idx = torch.tensor([0, 5, 9], dtype=torch.int64)
+    vals = torch.tensor([1.0, 0.5, -0.2])
+    offsets = torch.tensor([0])
+    mask = torch.zeros(1, NUM_ACTIONS, dtype=torch.bool)
+    mask[0, [0, 7]] = True
+    with torch.no_grad():
+        model.action_net.bias[3] = 50.0  # the network would love action 3
+        _, logp_masked, ent = model.evaluate(idx, vals, offsets, mask, torch.tensor([3]))
+        _, logp_legal, _ = model.evaluate(idx, vals, offsets, mask, torch.tensor([7]))
+        logits, _ = model(idx, vals, offsets, mask)
+    probs = torch.softmax(logits, -1)[0]
+    assert float(probs[3]) == 0.0 and float(probs[[0, 7]].sum()) == pytest.approx(1.0)
+    assert float(logp_masked) < -1e6 and float(logp_legal) > -5
+    assert 0.0 <= float(ent) <= np.log(2) + 1e-6
+    # and the PPO update reads the stored masks: a buffer whose masks allow only the taken
+    # actions has policy probability 1 for them, whatever the weights
+    roll = Rollout(cfg, seed=2)
+    trajs, _ = roll.collect(model, target=32)
+    buf = flatten(trajs)
+    only = np.zeros_like(buf["masks"])
+    only[np.arange(len(only)), buf["actions"]] = True
+    rows = sparse_batch(buf["obs"])
+    with torch.no_grad():
+        _, lp, ent = model.evaluate(*rows, torch.as_tensor(only), torch.as_tensor(buf["actions"]))
+    assert torch.allclose(lp, torch.zeros_like(lp)) and torch.allclose(ent, torch.zeros_like(ent))
+
+
+def test_same_seed_same_weights():
+    def weights(seed: int) -> list[np.ndarray]:
+        cfg = _cfg(seed=seed)
+        torch.manual_seed(seed)
+        model = build_model(cfg, seed)
+        opt = make_optimizer(model, cfg)
+        roll = Rollout(cfg, seed=seed)
+        trajs, _ = roll.collect(model, target=64)
+        ppo_update(model, opt, flatten(trajs), cfg, np.random.default_rng(seed))
+        return [p.detach().numpy().copy() for p in model.parameters()]
+
+    a, b, c = weights(5), weights(5), weights(6)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b, strict=True))
+    assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
+
+
+def _tb_tags(run: Path) -> dict[str, list[int]]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    ea = EventAccumulator(str(run / "tb" / "PPO_1"))
+    ea.Reload()
+    return {t: [e.step for e in ea.Scalars(t)] for t in ea.Tags()["scalars"]}
+
+
+def test_tiny_all_seat_run_evaluates_checkpoints_resumes_and_plays(tmp_path: Path):
+    run = tmp_path / "run"
+    cfg = _cfg(
+        run_dir=str(run),
+        total_steps=1500,
+        n_steps=300,
+        batch_size=128,
+        p_latest=0.6,
+        p_bots_min=0.2,
+        bots=["greedy", "random"],
+        eval_bots=["greedy", "planner"],
+        eval_every=600,
+        checkpoint_every=600,
+        snapshot_every=400,
+        eval_games=3,
+        shaping=1.0,
+    )
+    state = train(cfg)
+    assert state["step"] >= 1500 and state["invalid_actions"] == 0
+    tags = _tb_tags(run)
+    for bot in ("greedy", "planner"):
+        for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
+            assert len(tags[f"eval/vs_{bot}/{k}"]) >= 2
+    for tag in ("time/sps", "time/update_sps", "rollout/invalid_action_rate", "train/approx_kl"):
+        assert tag in tags
+    ckpt = run / state["checkpoint"]
+    assert ckpt.suffix == ".npz" and ckpt.with_suffix(".pt").exists()
+    meta = json.loads(ckpt.with_suffix(".json").read_text())
+    assert meta["learner"] == "all_seat" and meta["step"] == state["step"]
+    assert (run / "best.npz").exists() and (run / "best.json").exists()
+    pool = json.loads((run / "pool.json").read_text())
+    assert pool["snapshots"], "snapshots enter the pool"
+    # resume continues the step count and the same TensorBoard run
+    before = state["step"]
+    state2 = train(resume_config(run, total_steps=before + 400), resume=True)
+    assert state2["step"] >= before + 400
+    tags2 = _tb_tags(run)
+    assert max(tags2["time/sps"]) > max(tags["time/sps"])
+    # the checkpoint plays in the arena through ppo:PATH, legal actions only
+    final = run / state2["checkpoint"]
+    for n in (2, 4):
+        row = play_game([f"ppo:{final}"] + ["greedy"] * (n - 1), GameConfig(num_players=n), 3)
+        assert row["error"] is None and row["ranks"] is not None
