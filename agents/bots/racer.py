@@ -29,6 +29,7 @@ from .common import (
     KEEP_PHASE,
     MARKET_PHASE,
     NUM_ROUNDS,
+    OPTION_PHASE,
     PLAN_PHASE,
     ROOM_PHASE,
     TURN_PHASE,
@@ -598,6 +599,18 @@ class RacerBot(ScriptedBot):
                     return a
         return legal[0]
 
+    def option_rule(self, v, legal: list[int]) -> int:
+        """Use option (RULES.md §4.4): the one that spends most; the legal ones are those the
+        seat can pay."""
+        spec = CARDS[v.using]
+        printed = spec.upkeep if CAT[v.using] == "property" else spec.spend
+
+        def amount(a: int) -> int:
+            o = ACTION_TABLE[a][1]
+            return spec.slots[o - 1][1] if o else printed
+
+        return self.best(legal, amount)
+
     def market_rule(self, v, legal: list[int]) -> int:
         return self.best(legal, lambda a: 1.0 if ACTION_TABLE[a][1] == 0 else 0.0)
 
@@ -623,6 +636,7 @@ class RacerBot(ScriptedBot):
         MARKET_PHASE: market_rule,
         UNKNOWN_PHASE: unknown_rule,
         TURN_PHASE: turn_rule,
+        OPTION_PHASE: option_rule,
         ADDON_PHASE: addon_rule,
         BALL_PHASE: ball_rule,
         ROOM_PHASE: room_rule,
