@@ -49,12 +49,6 @@ DRAWN_SPEND = 2.6  # what such a card spends, on average, for one action
 FUTURE = 0.8  # weight of money a card spends in later rounds (the game may end sooner)
 
 
-def companion_pool(v) -> list[int]:
-    """[horse, dog, chef, guest, jokers] in the seat's hand."""
-    comp, jokers = companions_in_hand(v)
-    return [*comp, jokers]
-
-
 def knapsack(groups, budget: int) -> tuple[float, tuple]:
     """Multiple-choice knapsack: at most one option (cost, value, key) per group, total cost
     within `budget`, most value. Returns (value, keys of the chosen options)."""
@@ -118,6 +112,16 @@ class RacerBot(ScriptedBot):
     extension_value = 1.5
     card_bonus = 1.0  # £ per plan card while three or more rounds are expected
 
+    # -- per-view memo (a decision evaluates many hypothetical hands against one view) ------
+    _memo_view = None
+    _memo: dict = {}
+
+    def memo(self, v) -> dict:
+        if self._memo_view is not v:
+            self._memo_view = v
+            self._memo = {}
+        return self._memo
+
     # -- the race clock ---------------------------------------------------------------------
     def spend_rate(self, v) -> float:
         """£ per round the racer expects to spend from the next round on."""
@@ -131,12 +135,19 @@ class RacerBot(ScriptedBot):
 
     def horizon(self, v) -> int:
         """Rounds the game is expected to last, this one included."""
-        if self.is_last_round(v):
-            return 1
-        left = NUM_ROUNDS - v.round + 1
-        return max(1, min(left, ceil(v.money[0] / self.spend_rate(v))))
+        m = self.memo(v)
+        h = m.get("h")
+        if h is None:
+            if self.is_last_round(v):
+                h = 1
+            else:
+                left = NUM_ROUNDS - v.round + 1
+                h = max(1, min(left, ceil(v.money[0] / self.spend_rate(v))))
+            m["h"] = h
+        return h
 
     def is_last_round(self, v) -> bool:
+        """Round 7, or someone (the racer too) is already bankrupt (RULES.md §5, §7)."""
         if v.round >= NUM_ROUNDS or v.final_round or v.money[0] <= 0:
             return True
         for seat in range(1, v.num_players):
@@ -147,6 +158,13 @@ class RacerBot(ScriptedBot):
     # -- what cards are worth ---------------------------------------------------------------
     def use_value(self, v, c: int) -> float:
         """£ one use of black card c spends (its current option; bonuses on this board)."""
+        m = self.memo(v)
+        key = ("use", c)
+        if key not in m:
+            m[key] = self._use_value(v, c)
+        return m[key]
+
+    def _use_value(self, v, c: int) -> float:
         spec = CARDS[c]
         if spec.training != (0, 0, 0) or CAT[c] == "property" or spec.use_actions < 0:
             return 0.0
@@ -178,6 +196,13 @@ class RacerBot(ScriptedBot):
 
     def later_value(self, v, c: int) -> float:
         """Future £ of black card c on the board in the rounds after this one."""
+        m = self.memo(v)
+        key = ("later", c)
+        if key not in m:
+            m[key] = self._later_value(v, c)
+        return m[key]
+
+    def _later_value(self, v, c: int) -> float:
         later = self.horizon(v) - 1
         if later <= 0:
             return 0.0
@@ -189,6 +214,13 @@ class RacerBot(ScriptedBot):
 
     def carry_value(self, v, c: int) -> float:
         """What card c is worth kept in hand for a later round."""
+        m = self.memo(v)
+        key = ("carry", c)
+        if key not in m:
+            m[key] = self._carry_value(v, c)
+        return m[key]
+
+    def _carry_value(self, v, c: int) -> float:
         spec = CARDS[c]
         cat = CAT[c]
         if c == DRAWN:
@@ -218,6 +250,13 @@ class RacerBot(ScriptedBot):
                     need = max(need, amount / 3.0)
         return need
 
+    def family_bonus(self, v, family: str) -> int:
+        m = self.memo(v)
+        key = ("bonus", family)
+        if key not in m:
+            m[key] = bonus(v, family)
+        return m[key]
+
     # -- one round's spending ---------------------------------------------------------------
     def round_plan(self, v, hand, actions: int, final: bool, legal=None):
         """Best spending of this round from `hand` and the board with `actions` actions.
@@ -231,7 +270,13 @@ class RacerBot(ScriptedBot):
 
         board = v.boards[0]
         free_spaces = 5 + v.extensions[0] - len(board)
-        pool = companion_pool(v)
+        pool = [0, 0, 0, 0, 0]  # horse, dog, chef, guest, jokers of `hand`
+        for c in hand:
+            if c >= 0:
+                if CAT[c] == "companion":
+                    pool[CARDS[c].companion] += 1
+                elif CAT[c] == "joker":
+                    pool[4] += 1
         value = 0.0
         fixed: list[tuple] = []
         groups: list[list[tuple[int, float, tuple]]] = []
@@ -251,7 +296,7 @@ class RacerBot(ScriptedBot):
             spec = CARDS[c]
             if spec.effect or not ok("play", c):
                 continue
-            fam = bonus(v, spec.family)
+            fam = self.family_bonus(v, spec.family)
             if spec.ball:
                 groups.append([(k, float(amt + fam), ("play", c)) for k, amt in spec.ball])
                 continue
