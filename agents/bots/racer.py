@@ -86,18 +86,22 @@ class RacerBot(ScriptedBot):
       first), companions on expense slots. In the last round only money spent now counts:
       every action goes into debt, and a used card on a full board makes room for another.
     - plan: the plan whose actions its hand (plus the plan's blind draws) fills with the
-      most spending, then errand boys; in the last round the latest turn order among equal
-      plans, so it acts after the others.
+      most spending; its errand boys are worth the errands that should be left when its turn
+      in errand order comes; while three or more rounds are expected, blind cards it will
+      play or keep count extra (they build the board). In the last round the later turn
+      order among equal plans, so it acts after the others. Two players: choosing first it
+      blocks its second-best plan, choosing last its best (the other wants actions too).
     - errands: each card and errand is worth what it adds to this round's spending (plus a
-      share of what it keeps for the next): the opera every round (£2, £5 with the tailor,
-      no action), the offer board's best expense, special (old friends, hectic days, Ball),
-      joker or event for its hand, which also keeps them from the others; the unknown card
-      (events) over the market.
-    - draws: events (every action needs a card), helpers and expenses in the first rounds,
-      a companion when the hand has add-ons to fill.
+      share of what it keeps for the next): the opera (£2, £5 with the tailor, no action),
+      the offer board's best expense, special (old friends, hectic days, Ball), joker or
+      event for its hand, which also keeps them from the others; the unknown card over the
+      market; an extension when its hand holds more black cards than its board has room.
+    - draws: while three or more rounds are expected, the helpers deck (recurring expenses,
+      helpers) first in rounds 1-2 and as often as events later; otherwise events (every
+      action needs a card); one companion when the hand has two add-ons to fill.
     - keep / discard: keep the cards that spend most per action in the rounds left
       (expenses without action cost, Balls, boat trips with add-ons, specials); properties
-      and property helpers first out.
+      and property helpers first out. Use options: the one that spends most.
     """
 
     name = "racer"
@@ -112,10 +116,12 @@ class RacerBot(ScriptedBot):
     extension_value = 1.5
     card_bonus = 1.0  # £ per plan card while three or more rounds are expected
 
-    # -- per-view memo (a decision evaluates many hypothetical hands against one view) ------
-    _memo_view = None
-    _memo: dict = {}
+    def __init__(self, seed: int | None = None, eps: float = 0.0) -> None:
+        super().__init__(seed, eps)
+        self._memo_view = None
+        self._memo: dict = {}
 
+    # -- per-view memo (a decision evaluates many hypothetical hands against one view) ------
     def memo(self, v) -> dict:
         if self._memo_view is not v:
             self._memo_view = v
