@@ -13,7 +13,7 @@ convention holds for opponents in the single-seat environment.
 Events. If an agent overrides ``observe``, it receives ``{"type": "action", "seat": s,
 "action": a}`` for every other seat's action (``s`` relative to the observer, as in views) and
 ``{"type": "game_over", "results": ...}`` (the observer's view of the results) at the end.
-Another seat's ``keep`` decision (which starting cards it keeps, hidden by RULES.md §10)
+Another seat's ``keep`` decision (which starting cards it keeps, hidden by docs/RULES.md §10)
 arrives with ``"action": None``.
 
 Schedule (:class:`Schedule`). The entrants are exactly ``num_players`` specs. Seatings are the
@@ -24,8 +24,14 @@ Game ``g`` is deal ``g // S``, seating ``g % S`` (``S`` seatings). The requested
 is rounded up to a multiple of ``S``.
 
 Log. The first line is ``{"type": "header", ...}`` (entrants, num_players, seed, config,
-seatings); then one row per game, written in game order and flushed as games finish. Resuming
-checks the header, skips the games already recorded and drops a truncated last line.
+seatings); then one row per game, written in game order and flushed as games finish. The log
+is append-only: written rows are never rewritten. Resuming (:func:`load_for_resume`) accepts
+only a log whose first line is this tournament's header and whose line ``k + 2`` holds game
+``k`` of the schedule, replaying every row's actions to check its recorded result; a damaged,
+edited, duplicated, missing or out-of-order row is an error naming its line (the file is left
+untouched). Only a torn last line (an interrupted write) is dropped, and that is said. With
+``out=None``, :func:`run_tournament` plays in memory and writes nothing (for notebooks and
+other callers that keep the rows themselves); the ``lastwill arena`` command always logs.
 """
 
 from __future__ import annotations
@@ -45,6 +51,7 @@ from lastwill_env.engine import (
     MAX_DECISIONS_PER_GAME,
     GameConfig,
     GameState,
+    IllegalActionError,
     apply_action,
     legal_actions,
     new_game,
@@ -389,7 +396,7 @@ def default_out_path(root: str | os.PathLike = "runs/arena", suffix: str = ".jso
 
 @dataclass
 class TournamentResult:
-    out: Path
+    out: Path | None  # None: played in memory, nothing written
     header: dict[str, Any]
     rows: list[dict[str, Any]]  # the whole log, in game order
     requested: int
@@ -440,6 +447,134 @@ def _results_ray(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]
             yield from ray.get(ref)
 
 
+def _row_problem(row: dict[str, Any], task: GameTask) -> str | None:
+    """What is wrong with a logged row for `task`, or None. The row's actions are replayed:
+    they must be legal from its deal and, for a finished game, reproduce its results."""
+    for key, want in (
+        ("deal", task.deal),
+        ("deal_seed", task.deal_seed),
+        ("seating_index", task.seating_index),
+        ("seating", list(task.seating)),
+        ("num_players", len(task.seating)),
+        ("config", task.config),
+        ("agent_seeds", list(task.agent_seeds)),
+    ):
+        if row.get(key) != want:
+            return (
+                f"its {key} is {row.get(key)!r} but game {task.game} of this schedule has {want!r}"
+            )
+    actions = row.get("actions")
+    if not isinstance(actions, list) or any(type(a) is not int for a in actions):
+        return "its actions are not a list of action indices"
+    if row.get("decisions") != len(actions):
+        return f"it records {row.get('decisions')!r} decisions but holds {len(actions)} actions"
+    try:
+        state = replay(GameConfig.from_dict(task.config), task.deal_seed, actions)
+    except (IllegalActionError, ValueError) as e:
+        return f"its actions do not replay ({str(e)[:160]})"
+    error = row.get("error")
+    if error is not None:
+        if not isinstance(error, dict) or set(error) != {"seat", "player", "message"}:
+            return "its error entry is not {seat, player, message}"
+        if row.get("winner") is not None or row.get("ranks") is not None:
+            return "it is an error row but records a winner or ranks"
+        return None
+    if state.phase != GAME_OVER:
+        return f"its {len(actions)} actions stop before the end of the game (cut short?)"
+    res = state.results
+    want = {
+        "winner": res["winner"],
+        "winner_spec": task.seating[res["winner"]],
+        "ranks": list(res["ranks"]),
+        "money": list(res["money"]),
+        "property_value": list(res["property_value"]),
+        "totals": list(res["totals"]),
+        "rounds": res["rounds"],
+    }
+    for key, value in want.items():
+        if row.get(key) != value:
+            return f"its {key} is {row.get(key)!r} but its actions give {value!r} (edited?)"
+    return None
+
+
+def load_for_resume(
+    path: str | os.PathLike, sched: Schedule, games: int
+) -> tuple[dict[str, Any] | None, dict[int, dict[str, Any]], int, list[str]]:
+    """Check a log before ``--resume`` appends to it; return ``(header, rows by game,
+    good_bytes, notes)``. Nothing is written here.
+
+    An empty file starts afresh. Otherwise line 1 must be this tournament's header and line
+    ``k + 2`` must hold game ``k`` of the schedule (deal seed, seating, agent seeds, config)
+    with actions that replay to its recorded result. Any other line (damaged, edited,
+    duplicated, missing or out of order) is an :class:`ArenaError` naming its line number. A
+    torn last line (an interrupted write, without its newline) is dropped and said so in the
+    notes; its game is played again.
+    """
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as e:
+        raise ArenaError(f"cannot read {path}: {e}") from None
+    if not data:
+        return None, {}, 0, [f"{path} is empty: starting the log afresh"]
+    lines = data.split(b"\n")
+    not_log = (
+        "--resume continues only a log written by `lastwill arena`; choose another --out "
+        "(the file was left untouched)"
+    )
+    if len(lines) == 1:
+        raise ArenaError(f"{path}: line 1 is not a complete arena log header; {not_log}")
+    try:
+        header = json.loads(lines[0])
+    except ValueError:
+        header = None
+    if not isinstance(header, dict) or header.get("type") != "header":
+        raise ArenaError(f"{path}: line 1 is not an arena log header; {not_log}")
+    _check_header(path, header, sched.header(games))
+    seatings = [tuple(x) for x in header.get("seatings") or []] or sched.seatings
+    if seatings != sched.seatings:
+        raise ArenaError(f"{path}: line 1: its seatings differ from this schedule's; {not_log}")
+    done: dict[int, dict[str, Any]] = {}
+    notes: list[str] = []
+    pos = len(lines[0]) + 1
+    for i, raw in enumerate(lines[1:], start=2):
+        final = i == len(lines)
+        if final:
+            if raw:
+                notes.append(
+                    f"dropped the torn last line {i} of {path} ({len(raw)} bytes, an "
+                    f"interrupted write); its game is played again"
+                )
+            break
+        where = f"{path}: line {i}"
+        try:
+            row = json.loads(raw)
+        except ValueError as e:
+            raise ArenaError(f"{where} is not a JSON object ({e}); the log is damaged") from None
+        if not isinstance(row, dict):
+            raise ArenaError(f"{where} is not a JSON object; the log is damaged")
+        g = len(done)
+        got = row.get("game")
+        if type(got) is not int or got < 0:
+            raise ArenaError(f"{where} has no valid game index ({got!r}); expected game {g}")
+        if got < g:
+            raise ArenaError(
+                f"{where} holds game {got} again (a duplicated or out-of-order row); "
+                f"expected game {g}"
+            )
+        if got > g:
+            raise ArenaError(
+                f"{where} holds game {got} but game {g} is missing before it (rows must "
+                f"hold games 0, 1, 2, ... in order)"
+            )
+        problem = _row_problem(row, sched.task(g, sched.seatings))
+        if problem:
+            raise ArenaError(f"{where} (game {g}): {problem}; the log is damaged")
+        done[g] = row
+        pos += len(raw) + 1
+    return header, done, pos, notes
+
+
 def run_tournament(
     entrants: list[str] | tuple[str, ...],
     config: GameConfig,
@@ -453,54 +588,57 @@ def run_tournament(
     all_seatings: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_game: Callable[[dict[str, Any]], None] | None = None,
+    on_note: Callable[[str], None] | None = None,
 ) -> TournamentResult:
     """Plan, play (skipping logged games when resuming) and log a tournament.
 
-    ``on_start(total, already_done)`` and ``on_game(row)`` are progress hooks.
+    ``out`` is the JSONL log; ``None`` plays in memory and writes nothing (``resume`` then has
+    nothing to continue and is refused). ``on_start(total, already_done)``, ``on_game(row)``
+    and ``on_note(text)`` are progress hooks. The log is append-only: rows are flushed as games
+    finish and fsynced at the end; an existing log is only appended to after
+    :func:`load_for_resume` accepted it.
     """
     if games < 1:
         raise ArenaError(f"--games must be at least 1, got {games}")
     if workers < 1:
         raise ArenaError(f"--workers must be at least 1, got {workers}")
+    if out is None and resume:
+        raise ArenaError("resume needs the log to continue: pass out=PATH (--out PATH)")
     sched = Schedule(tuple(entrants), config, seed, all_seatings)
     header = sched.header(games)
-    path = Path(out) if out is not None else default_out_path()
+    path = Path(out) if out is not None else None
+    if path is not None and path.is_dir():
+        raise ArenaError(f"--out {path} is a directory; give a log file name (.jsonl)")
     done: dict[int, dict[str, Any]] = {}
-    if path.exists():
+    good = None
+    if path is not None and path.exists():
         if not resume:
             raise ArenaError(
                 f"{path} already exists; refusing to overwrite it. Pass --resume to continue "
                 f"that tournament, or choose another --out."
             )
-        found, rows, good = read_log(path)
-        if found is None and not rows and good == 0:
-            pass  # empty, or only a torn header: start it afresh below
-        else:
-            _check_header(path, found, header)
+        found, done, good, notes = load_for_resume(path, sched, games)
+        if found is not None:
             header = found
-        for r in rows:
-            g = r.get("game")
-            if not isinstance(g, int) or g < 0:
-                raise ArenaError(f"{path}: a row without a valid game index: {str(r)[:120]}")
-            if _row_key(r) != _row_key(run_task_row_stub(sched.task(g))):
-                raise ArenaError(
-                    f"{path}: game {g} was recorded with a different deal seed or seating "
-                    f"than this schedule gives; choose another --out."
-                )
-            done[g] = r
-        if good != path.stat().st_size:
-            with open(path, "r+b") as f:  # drop the torn last line before appending
-                f.truncate(good)
+        for text in notes:
+            if on_note is not None:
+                on_note(text)
     total = sched.num_games(games)
     todo = [sched.task(g) for g in range(total) if g not in done]
     resumed = len(done)
     if on_start is not None:
         on_start(total, sum(1 for g in done if g < total))
 
-    path.parent.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     played = 0
-    with open(path, "a", encoding="utf-8") as f:
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if good is not None and good != path.stat().st_size:
+            with open(path, "r+b") as f:  # drop the torn last line before appending
+                f.truncate(good)
+    # a new log is created exclusively: a file that appeared meanwhile is never replaced
+    mode = "a" if good is not None else "x"
+    with open(path, mode, encoding="utf-8") if path is not None else _NoLog() as f:
         if f.tell() == 0:
             f.write(json.dumps(header, separators=(",", ":")) + "\n")
             f.flush()
@@ -525,6 +663,8 @@ def run_tournament(
                 done[r["game"]] = r
                 nxt += 1
                 played += 1
+        if path is not None:
+            os.fsync(f.fileno())
     elapsed = time.perf_counter() - t0
     rows = [done[g] for g in sorted(done)]
     return TournamentResult(
@@ -538,6 +678,25 @@ def run_tournament(
         seatings=len(sched.seatings),
         elapsed=elapsed,
     )
+
+
+class _NoLog:
+    """Stands in for the log file of an in-memory tournament: it keeps nothing."""
+
+    def __enter__(self) -> _NoLog:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def tell(self) -> int:
+        return 1  # never "empty": no header is written
+
+    def write(self, text: str) -> int:
+        return len(text)
+
+    def flush(self) -> None:
+        return None
 
 
 def run_task_row_stub(task: GameTask) -> dict[str, Any]:

@@ -2,7 +2,7 @@
 
 An agent plays one seat. The harness calls `reset(seed)` before each game, then
 `act(view, legal)` whenever the seat must decide: `view` is the seat's
-`lastwill_env.engine.PlayerView` (seats relative to the agent, RULES.md §10) and `legal` the
+`lastwill_env.engine.PlayerView` (seats relative to the agent, docs/RULES.md §10) and `legal` the
 exact legal action indices (the engine's flat action table); the agent returns one of them.
 An agent that never reads the view may set `needs_view = False`; harnesses then pass
 `None` (building a view costs a few engine steps). `observe(event)` is an optional hook the

@@ -27,8 +27,38 @@ app = typer.Typer(
 )
 
 
+def version_text() -> str:
+    """`lastwill-lab X.Y.Z (env lastwill_vN, N actions)`: the installed package and its env."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    import lastwill_env
+    from lastwill_env.engine import NUM_ACTIONS
+
+    try:
+        v = version("lastwill-lab")
+    except PackageNotFoundError:  # running from a source tree that is not installed
+        v = "unknown (not installed)"
+    return f"lastwill-lab {v} (env {lastwill_env.ENV_NAME}, {NUM_ACTIONS} actions)"
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(version_text())
+        raise typer.Exit(0)
+
+
 @app.callback()
-def main() -> None:
+def main(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            help="Print the lab's version and its env version, then exit.",
+            callback=_version,
+            is_eager=True,
+        ),
+    ] = False,
+) -> None:
     """Last Will RL lab: play bots against each other, train and evaluate agents."""
 
 
@@ -130,6 +160,9 @@ def arena(
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Write a PNG of win rates with 95% CIs.")
     ] = None,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing --plot image.")
+    ] = False,
     anchor: Annotated[
         str, typer.Option("--anchor", help="Spec whose rating ordinal is pinned to 0.")
     ] = "random",
@@ -167,11 +200,27 @@ def arena(
     except ConfigError as e:
         fail(str(e))
 
-    if out is not None and out.exists() and not resume:
-        fail(
-            f"{out} already exists; refusing to overwrite it. Pass --resume to continue that "
-            f"tournament, or choose another --out."
+    from .safeio import DestinationError, check_destination
+
+    # every destination is checked before the first game is played
+    if out is None:
+        out = ar.default_out_path()
+    try:
+        check_destination(
+            out,
+            "arena log",
+            exists_ok=resume,
+            hint="pass --resume to continue that tournament, or choose another --out",
         )
+        if plot is not None:
+            check_destination(
+                plot,
+                "plot",
+                exists_ok=force,
+                hint="pass --force to replace it, or choose another --plot",
+            )
+    except DestinationError as e:
+        fail(str(e))
     sched = ar.Schedule(tuple(entrants), config, seed, all_seatings)
     total = sched.num_games(games)
     if total != games:
@@ -224,13 +273,14 @@ def arena(
                 config,
                 games,
                 seed=seed,
-                out=out,
+                out=out if out is not None else ar.default_out_path(),
                 resume=resume,
                 workers=workers,
                 use_ray=use_ray,
                 all_seatings=all_seatings,
                 on_start=on_start,
                 on_game=on_game,
+                on_note=lambda text: note(f"note: {text}"),
             )
     except ar.ArenaError as e:
         fail(str(e))
@@ -238,11 +288,20 @@ def arena(
     summary = stats.summarize(result.rows)
     seats = stats.seat_stats(result.rows)
     ratings = stats.openskill_ratings(result.rows, anchor=anchor)
-    _print_summary(fmt, result, summary, seats, ratings)
+    paired = stats.paired_comparisons(result.rows, seed=seed)
+    _print_summary(fmt, result, summary, seats, ratings, paired)
     if plot is not None:
-        stats.plot_win_rates(
-            summary, str(plot), title=f"{n}-player arena, {len(result.rows)} games"
-        )
+        from .safeio import write_with
+
+        title = f"{n}-player arena, {len(result.rows)} games"
+        try:
+            write_with(
+                plot,
+                lambda tmp: stats.plot_win_rates(summary, str(tmp), title=title),
+                overwrite=force,
+            )
+        except OSError as e:
+            fail(f"cannot write the plot {plot}: {e} (the log {result.out} is complete)")
         note(f"plot: {plot}")
     note(
         f"log: {result.out} ({len(result.rows)} games, {result.played} played now, "
@@ -254,8 +313,10 @@ def _fmt(x: float | None, spec: str = ".3f") -> str:
     return "-" if x is None else format(x, spec)
 
 
-def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
+def _print_summary(fmt: OutputFormat, result, summary, seats, ratings, paired=()) -> None:
     import json
+
+    from .registry import display_name
 
     rated = ratings["ratings"]
     if fmt is OutputFormat.json:
@@ -264,9 +325,10 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
             "header": result.header,
             "games": len(result.rows),
             "errors": result.errors,
-            "entrants": summary,
+            "entrants": [{**s, "name": display_name(s["spec"])} for s in summary],
             "seats": seats,
             "ratings": ratings,
+            "paired": list(paired),
         }
         typer.echo(json.dumps(doc, indent=2))
         return
@@ -276,14 +338,15 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
         n = max((len(s["seat_win_rates"]) for s in summary), default=0)
         w = csv.writer(sys.stdout, lineterminator="\n")
         w.writerow(
-            ["spec", "games", "wins", "win_rate", "ci_lo", "ci_hi", "chance", "mean_rank"]
+            ["spec", "name", "games", "wins", "win_rate", "ci_lo", "ci_hi", "chance", "mean_rank"]
             + [f"seat{i}_win_rate" for i in range(n)]
             + ["errors", "mu", "sigma", "ordinal"]
         )
         for s in summary:
             r = rated.get(s["spec"], {})
             w.writerow(
-                [s["spec"], s["games"], s["wins"], s["win_rate"], s["ci_lo"], s["ci_hi"]]
+                [s["spec"], display_name(s["spec"]), s["games"], s["wins"], s["win_rate"]]
+                + [s["ci_lo"], s["ci_hi"]]
                 + [s["chance"], s["mean_rank"]]
                 + [
                     s["seat_win_rates"][i] if i < len(s["seat_win_rates"]) else None
@@ -307,7 +370,7 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
     t.add_column("errors", justify="right")
     for s in summary:
         t.add_row(
-            s["spec"],
+            display_name(s["spec"]),
             str(s["games"]),
             str(s["wins"]),
             _fmt(s["win_rate"]),
@@ -327,7 +390,11 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
         rt.add_column(col, justify="left" if col == "player" else "right")
     for spec, r in rated.items():
         rt.add_row(
-            spec, f"{r['ordinal']:.2f}", f"{r['mu']:.2f}", f"{r['sigma']:.2f}", str(r["games"])
+            display_name(spec),
+            f"{r['ordinal']:.2f}",
+            f"{r['mu']:.2f}",
+            f"{r['sigma']:.2f}",
+            str(r["games"]),
         )
     console.print(rt)
     st = Table(title="Seats (all players)")
@@ -342,6 +409,242 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings) -> None:
             _fmt(s["chance"]),
         )
     console.print(st)
+    if paired:
+        _print_paired(console, paired)
+
+
+def _print_paired(console, paired) -> None:
+    """The paired comparisons of :func:`agents.stats.paired_comparisons` as a table."""
+    from rich.table import Table
+
+    from .registry import display_name
+
+    pt = Table(title="Paired comparisons on the same deals (win rate A - B)")
+    for col in ("A", "B", "deals", "A - B", "95% CI", "McNemar p", "verdict"):
+        pt.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
+    for r in paired:
+        if r["diff"] is None:
+            continue
+        m = r["mcnemar"]
+        better = r["better"]
+        pt.add_row(
+            display_name(r["a"]),
+            display_name(r["b"]),
+            str(r["deals"]),
+            f"{100 * r['diff']:+.1f} pts",
+            f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f}",
+            "-" if m is None else f"{m['p']:.3g}",
+            f"{display_name(better)} better" if better else "no clear difference",
+        )
+    console.print(pt)
+
+
+# ---------------------------------------------------------------------------------------------
+# lastwill eval
+
+EVAL_HELP = (
+    "Evaluate one player against the bot panel: at each player count, a table against copies "
+    "of each panel bot and a mixed table of different bots, seats rotated over paired deals "
+    "(every table at a count plays the same deals). Prints one summary table: win rate with "
+    "its Wilson 95% interval beside the chance rate 1/N, mean rank and the OpenSkill rating "
+    "(ordinal over all games at that count, anchored at --anchor). The games are logged as "
+    "JSONL (--out)."
+)
+
+
+def _int_list_option(text: str, flag: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"{flag} takes comma-separated integers, e.g. 2,3,4,5; got {text!r}")
+    if not values:
+        fail(f"{flag} needs at least one value, e.g. 4 or 2,3,4,5")
+    return values
+
+
+@app.command(
+    "eval", cls=_LegendCommand, help=EVAL_HELP, context_settings={"max_content_width": 100}
+)
+def eval_cmd(
+    spec: Annotated[
+        str,
+        typer.Argument(
+            help="The player to evaluate, e.g. ppo:agents/policies/reference.npz@ref or greedy."
+        ),
+    ],
+    num_players: Annotated[
+        str,
+        typer.Option("--num-players", "-n", help="Player counts, comma-separated, e.g. 2,3,4,5."),
+    ] = "4",
+    games: Annotated[
+        int,
+        typer.Option("--games", "-g", help="Games per table, rounded up to whole seat rotations."),
+    ] = 400,
+    panel: Annotated[
+        str | None,
+        typer.Option(
+            "--panel", help="Comma-separated bot specs of the panel \\[default: the lab's panel]."
+        ),
+    ] = None,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals.")] = 0,
+    anchor: Annotated[
+        str | None,
+        typer.Option(
+            "--anchor",
+            help="Spec whose rating ordinal is 0; one outside the panel sits at the mixed "
+            "tables \\[default: the first panel bot].",
+        ),
+    ] = None,
+    mixed: Annotated[
+        bool, typer.Option("--mixed/--no-mixed", help="Play the mixed tables.")
+    ] = True,
+    workers: Annotated[
+        int, typer.Option("--workers", "-w", help="Worker processes (1: in-process).")
+    ] = 1,
+    out: Annotated[
+        Path | None,
+        typer.Option(
+            "--out", "-o", help="JSONL log of the games \\[default: runs/eval/<time>.jsonl]."
+        ),
+    ] = None,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
+    ] = OutputFormat.table,
+    starting_money: Annotated[
+        str, typer.Option("--starting-money", help="70, will-shared or will-each.")
+    ] = "70",
+    board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+) -> None:
+    import json
+
+    from lastwill_env.engine import ConfigError, GameConfig
+
+    from . import arena as ar
+    from . import evaluate as ev
+    from .registry import PlayerSpecError
+
+    counts = _int_list_option(num_players, "--num-players")
+    bots = list(ev.PANEL) if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
+    sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
+    try:
+        GameConfig(num_players=4, starting_money=sm, board_spaces=board_spaces)
+    except ConfigError as e:
+        fail(str(e))
+    if out is not None and out.exists():
+        fail(f"{out} already exists; refusing to overwrite it. Choose another --out.")
+    target = out if out is not None else ar.default_out_path("runs/eval")
+    progress, task_id = _progress_bar("eval", quiet)
+
+    def on_start(total: int) -> None:
+        progress.update(task_id, total=total)
+
+    def on_game(row: dict) -> None:
+        progress.update(task_id, advance=1)
+
+    try:
+        ev.panel_tables(spec, bots, counts)  # bad counts or an empty panel fail before any game
+        with progress:
+            result = ev.evaluate(
+                spec,
+                panel=bots,
+                num_players=counts,
+                games=games,
+                seed=seed,
+                mixed=mixed,
+                anchor=anchor,
+                workers=workers,
+                starting_money=sm,
+                board_spaces=board_spaces,
+                out=target,
+                on_start=on_start,
+                on_game=on_game,
+            )
+    except (ev.EvalError, PlayerSpecError, ConfigError) as e:
+        fail(str(e))
+    if fmt is OutputFormat.json:
+        typer.echo(json.dumps(result.to_dict(), indent=2))
+    elif fmt is OutputFormat.csv:
+        typer.echo(ev.summary_csv(result), nl=False)
+    else:
+        _print_eval(result)
+    note(
+        f"log: {result.out} ({len(result.rows)} games, "
+        f"{sum(1 for r in result.rows if r.get('error'))} errors, {result.elapsed:.1f}s)"
+    )
+
+
+def _progress_bar(label: str, quiet: bool):
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeElapsedColumn,
+        TimeRemainingColumn,
+    )
+
+    progress = Progress(
+        TextColumn(f"[bold]{label}[/]"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("games"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        disable=quiet,
+        transient=False,
+    )
+    return progress, progress.add_task(label, total=None)
+
+
+def _print_eval(result) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from .registry import display_name
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)
+    anchor = display_name(result.anchor) if result.anchor else None
+    t = Table(
+        title=f"{display_name(result.spec)} against the panel: {len(result.rows)} games, "
+        f"paired deals, seats rotated",
+        caption=(
+            f"rating: OpenSkill ordinal over all games at that player count, {anchor} = 0"
+            if anchor
+            else "rating: OpenSkill ordinal over all games at that player count"
+        ),
+    )
+    for col in ("players", "table", "games", "win rate", "95% CI", "chance", "mean rank"):
+        t.add_column(col, justify="left" if col == "table" else "right")
+    t.add_column("rating", justify="right")
+    t.add_column("errors", justify="right")
+    seen: set[int] = set()
+    for row in result.summary():
+        opp = [display_name(o) for o in row["opponents"]]
+        name = (
+            f"vs {len(opp)}x {opp[0]}"
+            if row["table"].startswith("vs_")
+            else "mixed: " + ", ".join(opp)
+        )
+        n = row["num_players"]
+        rating = "" if n in seen or row["ordinal"] is None else f"{row['ordinal']:.2f}"
+        seen.add(n)
+        t.add_row(
+            str(n),
+            name,
+            str(row["games"]),
+            _fmt(row["win_rate"]),
+            f"{row['ci_lo']:.3f}-{row['ci_hi']:.3f}",
+            _fmt(row["chance"]),
+            _fmt(row["mean_rank"], ".2f"),
+            rating,
+            str(row["errors"]),
+        )
+    console.print(t)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -404,9 +707,11 @@ def replay(
 
 PLAY_HELP = (
     "Play a game in the terminal against bots or checkpoints. You see only your own hand and "
-    "what your seat may know; your legal actions are numbered. At the prompt: a number, "
-    "`save PATH` (resume later with --load PATH), `show`, `help` or `quit`. The finished game "
-    "is written to --out as a record that `lastwill replay` reads."
+    "what your seat may know; your legal actions are numbered, with each card's text, and pass "
+    "comes last. At the prompt: a number, `card NAME` (a card's text), `save PATH` (resume "
+    "later with --load PATH; `save --force PATH` replaces a file), `show`, `help` or `quit`. "
+    "The finished game is written to --out as a record that `lastwill replay` reads; an "
+    "existing file is refused before the game unless --force is given."
 )
 
 
@@ -449,8 +754,10 @@ def play(
         Path | None,
         typer.Option("--out", "-o", help="Game record \\[default: runs/play/<time>.json]."),
     ] = None,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")] = False,
 ) -> None:
     from . import play as pl
+    from .safeio import DestinationError, check_destination
 
     try:
         if load is not None:
@@ -470,9 +777,75 @@ def play(
     except pl.PlayError as e:
         fail(str(e))
     target = out if out is not None else pl.default_out_path()
-    outcome = pl.run(game, sys.stdin, sys.stdout, out_path=target)
+    try:  # before the game: a record that cannot be written is refused now, not at the end
+        check_destination(target, "game record", exists_ok=force)
+    except DestinationError as e:
+        fail(str(e))
+    outcome = pl.run(game, sys.stdin, sys.stdout, out_path=target, overwrite=force)
     if not outcome.finished:
         raise typer.Exit(0)
+
+
+# ---------------------------------------------------------------------------------------------
+# lastwill view
+
+VIEW_HELP = (
+    "Open arena logs and play records in the browser, and play live games there. A local web "
+    "app (served on 127.0.0.1 by default; every file it uses ships with the lab): the game "
+    "list of a log with filters by entrant; each game as a table picture (one seat's view or "
+    "every hand), stepped decision by decision; money of every seat as a chart; for a "
+    "ppo:PATH seat, the policy's top actions and value estimate at each of its decisions; and "
+    "live play against bots and policies, saved like `lastwill play`. Needs the view extra: "
+    "pip install -e '.\\[view]'."
+)
+
+
+@app.command(help=VIEW_HELP, context_settings={"max_content_width": 100})
+def view(
+    log: Annotated[
+        Path | None,
+        typer.Argument(help="Arena log (.jsonl) or game file (.json) to open first."),
+    ] = None,
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on (127.0.0.1: this machine only).")
+    ] = "127.0.0.1",
+    port: Annotated[
+        int, typer.Option("--port", help="Port to listen on (0: any free port).")
+    ] = 8765,
+    no_browser: Annotated[
+        bool, typer.Option("--no-browser", help="Do not open a browser window.")
+    ] = False,
+    save_dir: Annotated[
+        Path, typer.Option("--save-dir", help="Folder for the records of live games.")
+    ] = Path("runs/play"),
+) -> None:
+    if not 0 <= port <= 65535:
+        fail(f"--port must be from 0 to 65535, got {port}")
+    try:
+        from .viewer.server import serve
+    except ImportError as e:
+        fail(
+            f"lastwill view needs the view extra ({e.name or e} is not installed): "
+            f"pip install -e '.[view]'"
+        )
+    from .viewer.core import ViewError
+
+    def ready(url: str) -> None:
+        note(f"lastwill view: serving {url} (Ctrl+C stops)")
+
+    try:
+        serve(
+            log,
+            host=host,
+            port=port,
+            open_browser=not no_browser,
+            save_dir=save_dir,
+            on_ready=ready,
+        )
+    except ViewError as e:
+        fail(str(e))
+    except KeyboardInterrupt:  # pragma: no cover - interactive
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

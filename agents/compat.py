@@ -1,6 +1,6 @@
 """Policies of earlier env versions, carried over to this one by exact weight surgery.
 
-Env v1 (RULES.md §4.4 use options and the §10 record of offer cards in hands) kept every v0
+Env v1 (docs/RULES.md §4.4 use options and the §10 record of offer cards in hands) kept every v0
 observation piece with its meaning, added new pieces (``using_card``, ``known_hand0..4``), added
 one decision kind ("choose a use option") to the phase one-hot and appended four ``use_option``
 rows to the action table. So a v0 policy network becomes a v1 network that plays exactly as
@@ -21,7 +21,6 @@ converted this way into ``agents/policies/ref_v1.npz``.
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -33,6 +32,7 @@ from lastwill_env.engine import NUM_ACTIONS, PHASE_NAMES
 from lastwill_env.engine.actions import ACTION_TABLE
 
 from .policy import CheckpointError, NumpyPolicy, env_signature, read_sidecar
+from .safeio import write_bundle
 
 V0_OBS_SIZE = 3444
 V0_NUM_ACTIONS = 528
@@ -108,8 +108,10 @@ def _load_v0(path: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
             weights = [np.asarray(z[f"w{i}"], dtype=np.float32) for i in range(k)]
             biases = [np.asarray(z[f"b{i}"], dtype=np.float32) for i in range(k)]
             act = str(z["activation"])
-    except (OSError, KeyError, ValueError) as e:
-        raise CheckpointError(f"cannot read policy weights {path}: {e}") from e
+    except Exception as e:  # noqa: BLE001 - empty, truncated or foreign files alike
+        raise CheckpointError(
+            f"cannot read policy weights {path}: {type(e).__name__}: {e or 'no data'}"
+        ) from None
     pol = NumpyPolicy.__new__(NumpyPolicy)  # skip the v1 shape check of __init__
     pol.weights, pol.biases, pol.activation = weights, biases, act
     return pol, meta
@@ -126,13 +128,11 @@ def convert_v0_file(src: str | Path, dst: str | Path, force: bool = False) -> Pa
             raise CheckpointError(f"{p} exists; pass force=True (--force) to replace it")
     old, meta = _load_v0(src)
     new = convert_v0_policy(old)
-    out_meta = {**meta, **env_signature()}
+    out_meta = {k: v for k, v in meta.items() if k != "files"}  # digests of the v0 files
+    out_meta.update(env_signature())
     out_meta["converted_from"] = {k: meta[k] for k in env_signature() if k in meta}
     out_meta["converted_by"] = "agents.compat.convert_v0_policy"
-    new.save_npz(dst)
-    tmp = side.with_name(side.name + ".tmp")
-    tmp.write_text(json.dumps(out_meta, indent=1) + "\n")
-    tmp.replace(side)
+    write_bundle(dst, {".npz": new.write_npz}, out_meta)  # the sidecar last, with the digest
     return dst
 
 

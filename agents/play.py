@@ -7,9 +7,15 @@ hidden). At each of the human's decisions the legal actions are listed as number
 choices (:func:`~lastwill_env.engine.describe_action`). Besides a number, the prompt takes:
 
 - ``save PATH``: write the game so far (config, seed, seats and their specs, agent seeds,
-  actions) as JSON; ``lastwill play --load PATH`` resumes it,
+  actions) as JSON; ``lastwill play --load PATH`` resumes it. An existing file is not
+  replaced unless asked (``save --force PATH``),
+- ``card NAME``: the text of any card (price, spend, actions, companion slots, privilege),
 - ``show``: print the table again, ``help``: list the commands,
 - ``quit``: stop (the game is not saved unless ``save`` was used).
+
+Each choice about a card carries the card's text, and the hand is listed with it. ``pass``
+(end the turn, skip an add-on) is always the last choice. A decision with a single legal action
+is applied at once with a one-line note.
 
 Bad input (not a number, out of range, an empty line) gets a message and a new prompt.
 
@@ -34,9 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from lastwill_env.cardref import CardNotFound, card_text
 from lastwill_env.engine import (
     CATALOGUE,
     GAME_OVER,
+    PASS,
     ConfigError,
     GameConfig,
     GameState,
@@ -61,12 +69,14 @@ from .replay import (
     render_results,
     render_view,
 )
+from .safeio import DestinationError, check_destination, fallback_path, write_json
 
 HUMAN = "human"
 RECORD_VERSION = 1
 COMMANDS_HELP = (
-    "Enter the number of a choice, or: save PATH (save the game so far), show (the table "
-    "again), help, quit."
+    "Enter the number of a choice, or: card NAME (what a card does), save PATH (save the game "
+    "so far), show (the table again), help, quit. A decision with one choice is played for "
+    "you; pass (end the turn) is always the last choice."
 )
 
 
@@ -191,12 +201,26 @@ def game_record(game: PlayGame) -> dict[str, Any]:
     }
 
 
-def save_game(game: PlayGame, path: str | Path) -> Path:
-    path = Path(path)
-    if path.parent and not path.parent.exists():
-        path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps(game_record(game), indent=1) + "\n", encoding="utf-8")
-    return path
+def save_game(game: PlayGame, path: str | Path, *, overwrite: bool = False) -> Path:
+    """Write the game's record atomically (a temporary name, then a rename); an existing file
+    raises FileExistsError unless `overwrite`."""
+    return write_json(Path(path), game_record(game), overwrite=overwrite)
+
+
+def save_final(
+    game: PlayGame, path: str | Path, *, overwrite: bool = False
+) -> tuple[Path | None, str | None]:
+    """Write the finished game to `path`; if that fails, to a fallback file (a new name under
+    runs/play/, else in the system's temporary directory). Returns ``(where it went, why
+    `path` failed or None)``; ``(None, why)`` only if no file could be written at all."""
+    try:
+        return save_game(game, path, overwrite=overwrite), None
+    except OSError as e:
+        why = f"{type(e).__name__}: {e}"
+    for cand in (default_out_path(), fallback_path(path)):
+        with contextlib.suppress(OSError):
+            return save_game(game, cand), why
+    return None, why
 
 
 def _overrides_observe(agent: Any) -> bool:
@@ -280,10 +304,74 @@ class PlayOutcome:
     record: dict[str, Any]
 
 
+def observers_of(game: PlayGame) -> list[int]:
+    """The bot seats that want to be told the other seats' actions (``observe``)."""
+    return [s for s, a in game.agents.items() if _overrides_observe(a)]
+
+
+def bot_step(game: PlayGame, observers: list[int] | None = None) -> tuple[int, str | None]:
+    """Let the bot whose turn it is decide and apply its action; ``(action, problem)``.
+
+    A bot that raises or answers an illegal action plays the first legal action instead and
+    ``problem`` says what went wrong (a bot's fault must not end a person's game)."""
+    state = game.state
+    seat = state.cur
+    if state.phase == GAME_OVER or seat == game.human_seat:
+        raise PlayError("bot_step: no bot is to act")
+    observers = observers_of(game) if observers is None else observers
+    legal = legal_actions(state)
+    agent = game.agents[seat]
+    view = player_view(state, seat) if getattr(agent, "needs_view", True) else None
+    problem = None
+    try:
+        action = agent.act(view, list(legal))
+        if action not in legal:
+            raise ValueError(f"illegal action {action!r}")
+    except Exception as e:  # noqa: BLE001 - a bot's fault must not end the game
+        action = legal[0]
+        problem = f"{type(e).__name__}: {e}"
+    action = int(action)
+    apply_action(state, action)
+    _feed(game.agents, observers, game.config.num_players, seat, action)
+    return action, problem
+
+
+def human_step(game: PlayGame, action: int, observers: list[int] | None = None) -> None:
+    """Apply the human's ``action`` (legality is checked by the engine: an illegal one raises
+    :class:`~lastwill_env.engine.IllegalActionError` and changes nothing) and tell the bots."""
+    state = game.state
+    if state.phase == GAME_OVER or state.cur != game.human_seat:
+        raise PlayError("human_step: it is not the human's turn")
+    apply_action(state, action)
+    observers = observers_of(game) if observers is None else observers
+    _feed(game.agents, observers, game.config.num_players, game.human_seat, action)
+
+
+def finish(game: PlayGame, observers: list[int] | None = None) -> None:
+    """Tell the observing bots that the game is over."""
+    observers = observers_of(game) if observers is None else observers
+    for s in observers:
+        game.agents[s].observe({"type": "game_over", "results": player_view(game.state, s).results})
+
+
+_CARD_CHOICES = frozenset(
+    {"keep", "play", "use", "sell", "attach_card", "attach_joker", "room", "wild_party", "discard"}
+)
+
+
+def _card_body(card: int) -> str:
+    """A card's text without its name (docs/CARDS.md, `lastwill_env.cardref`)."""
+    return card_text(card).split(": ", 1)[1]
+
+
 def choice_label(action: int, view: PlayerView | None = None) -> str:
-    """``describe_action`` plus what a plan space gives and which card an offer space holds."""
+    """``describe_action`` plus the card's text (price, spend, actions, companion slots,
+    privilege) for a choice about a card, what a plan space gives, which card an offer space
+    holds, and the amount of a use option."""
     text = describe_action(action)
     kind, arg = decode(action)
+    if kind in _CARD_CHOICES:
+        return f"{text}  [{_card_body(arg)}]"
     if view is None:
         return text
     if kind in ("plan", "block"):
@@ -293,17 +381,39 @@ def choice_label(action: int, view: PlayerView | None = None) -> str:
             f"{p.actions} actions)"
         )
     elif kind == "errand" and arg < len(view.offer) and view.offer[arg] >= 0:
-        text += f" ({CATALOGUE.cards[view.offer[arg]].name})"
+        c = view.offer[arg]
+        text += f" ({CATALOGUE.cards[c].name}: {_card_body(c)})"
+    elif kind == "use_option" and getattr(view, "using", -1) >= 0:
+        spec = CATALOGUE.cards[view.using]
+        if arg == 0:
+            amount = spec.upkeep if spec.category == "property" else spec.spend
+        else:
+            amount = spec.slots[arg - 1][1]
+        text += f" of {spec.name}: £{amount}"
     return text
+
+
+def ordered_choices(legal: list[int]) -> list[int]:
+    """The legal actions in the order they are offered: ``pass`` last, so typing 1 out of habit
+    never ends a turn."""
+    return [a for a in legal if a != PASS] + [a for a in legal if a == PASS]
 
 
 def choices_text(legal: list[int], view: PlayerView | None = None) -> str:
     return "\n".join(f"  {i + 1:>3}) {choice_label(a, view)}" for i, a in enumerate(legal))
 
 
+def hand_text(view: PlayerView) -> str:
+    """The viewer's hand, one card and its text per line."""
+    if not view.hand:
+        return "your cards: none"
+    return "your cards:\n" + "\n".join(f"    {card_text(c)}" for c in view.hand)
+
+
 def parse_choice(line: str, count: int) -> tuple[str, Any]:
-    """``("choose", index)``, ``("save", path)``, ``("quit"|"show"|"help", None)`` or
-    ``("error", message)`` for one line of input (``count`` choices)."""
+    """``("choose", index)``, ``("save", path)``, ``("card", name)``,
+    ``("quit"|"show"|"help", None)`` or ``("error", message)`` for one line of input
+    (``count`` choices)."""
     text = line.strip()
     if not text:
         return "error", f"empty input: type a number from 1 to {count}, or help"
@@ -315,10 +425,19 @@ def parse_choice(line: str, count: int) -> tuple[str, Any]:
         return "help", None
     if low in ("show", "s", "table"):
         return "show", None
-    if low == "save":
+    if low == "card":
         if not rest.strip():
-            return "error", "save needs a file name: save PATH"
-        return "save", rest.strip()
+            return "error", "card needs a card name: card NAME (e.g. card Farm_3)"
+        return "card", rest.strip()
+    if low == "save":
+        target = rest.strip()
+        kind = "save"
+        for flag in ("--force ", "-f "):
+            if target.startswith(flag):
+                kind, target = "save_force", target[len(flag) :].strip()
+        if not target or target in ("--force", "-f"):
+            return "error", "save needs a file name: save PATH (or save --force PATH)"
+        return kind, target
     try:
         k = int(text)
     except ValueError:
@@ -333,14 +452,15 @@ def run(
     inp: TextIO,
     out: TextIO,
     out_path: str | Path | None = None,
+    overwrite: bool = False,
 ) -> PlayOutcome:
-    """Play until the game ends (then write the record to ``out_path``, when given) or the
-    human quits (or input ends)."""
+    """Play until the game ends (then write the record to ``out_path``, when given: never
+    over an existing file unless ``overwrite``, and to a fallback file, named in the output,
+    if that write fails) or the human quits (or input ends)."""
     n = game.config.num_players
     human = game.human_seat
     names = game.names
-    agents = game.agents
-    observers = [s for s, a in agents.items() if _overrides_observe(a)]
+    observers = observers_of(game)
     state = game.state
 
     def say(text: str) -> None:
@@ -357,27 +477,25 @@ def run(
         seat = state.cur
         legal = legal_actions(state)
         if seat != human:
-            agent = agents[seat]
-            view = player_view(state, seat) if getattr(agent, "needs_view", True) else None
-            try:
-                action = agent.act(view, list(legal))
-                if action not in legal:
-                    raise ValueError(f"illegal action {action!r}")
-            except Exception as e:  # noqa: BLE001 - a bot's fault must not end the game
-                action = legal[0]
-                say(f"  ({names[seat]} failed: {type(e).__name__}: {e}; it plays {action})")
-            action = int(action)
-            apply_action(state, action)
+            action, problem = bot_step(game, observers)
+            if problem is not None:
+                say(f"  ({names[seat]} failed: {problem}; it plays {action})")
             say(f"  {names[seat]}: {describe_step(action, seat, human)}")
-            _feed(agents, observers, n, seat, action)
             continue
         view = player_view(state, human)
+        if len(legal) == 1:  # a forced move: applied with a note, no prompt
+            action = legal[0]
+            human_step(game, action, observers)
+            say(f"  you ({names[human]}): {describe_action(action)} (the only choice)")
+            continue
+        legal = ordered_choices(legal)
         say("")
         say(render_view(view, human, names))
+        say(hand_text(view))
         say(f"Your choices ({len(legal)}):")
         say(choices_text(legal, view))
         while True:
-            out.write(f"choose 1-{len(legal)} (or save PATH, show, help, quit): ")
+            out.write(f"choose 1-{len(legal)} (or card NAME, save PATH, show, help, quit): ")
             out.flush()
             line = inp.readline()
             if not line:
@@ -393,13 +511,30 @@ def run(
                 continue
             if kind == "show":
                 say(render_view(view, human, names))
+                say(hand_text(view))
                 say(choices_text(legal, view))
                 continue
-            if kind == "save":
+            if kind == "card":
                 try:
-                    p = save_game(game, arg)
-                except OSError as e:
-                    say(f"  could not save to {arg}: {e}")
+                    say(f"  {card_text(arg)}")
+                except CardNotFound as e:
+                    say(f"  {e}")
+                continue
+            if kind in ("save", "save_force"):
+                replace = kind == "save_force"
+                try:
+                    check_destination(
+                        arg,
+                        "saved game",
+                        exists_ok=replace,
+                        hint="type save --force PATH to replace it, or choose another name",
+                    )
+                    p = save_game(game, arg, overwrite=replace)
+                except FileExistsError:
+                    say(f"  {arg} already exists; not saved (save --force PATH replaces it)")
+                    continue
+                except (DestinationError, OSError) as e:
+                    say(f"  not saved: {e}")
                     continue
                 say(f"  saved to {p} (resume with: lastwill play --load {p})")
                 continue
@@ -408,12 +543,10 @@ def run(
                 return PlayOutcome(False, True, None, game_record(game))
             action = legal[arg]
             break
-        apply_action(state, action)
+        human_step(game, action, observers)
         say(f"  you ({names[human]}): {describe_action(action)}")
-        _feed(agents, observers, n, human, action)
 
-    for s in observers:
-        agents[s].observe({"type": "game_over", "results": player_view(state, s).results})
+    finish(game, observers)
     say("")
     say(render_view(player_view(state, human), human, names))
     say("")
@@ -421,7 +554,14 @@ def run(
     record = game_record(game)
     path = None
     if out_path is not None:
-        path = save_game(game, out_path)
-        say(f"game record: {path} (watch it with: lastwill replay {path} --seat {human})")
+        path, why = save_final(game, out_path, overwrite=overwrite)
+        if why is not None and path is not None:
+            say(f"could not write the game record to {out_path} ({why}); it was written to {path}")
+        elif why is not None:
+            say(f"could not write the game record to {out_path} ({why}) nor to a fallback file;")
+            say("here it is, to keep:")
+            say(json.dumps(record))
+        if path is not None:
+            say(f"game record: {path} (watch it with: lastwill replay {path} --seat {human})")
     out.flush()
     return PlayOutcome(True, False, path, record)

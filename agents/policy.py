@@ -2,14 +2,19 @@
 
 A checkpoint is the SB3 file `NAME.zip` with a JSON sidecar `NAME.json` (env name and version,
 action-table hash, observation size, training configuration, seed, step) and, written beside
-them by the trainer, `NAME.npz`: the policy network's weights as plain arrays. The agent plays
+them by the trainer, `NAME.npz`: the policy network's weights as plain arrays (and the
+critic's, which `NumpyPolicy.evaluate` uses for the value estimate). The agent plays
 from the `.npz` with a small numpy forward pass (fast at batch size 1, no torch needed); given a
 `.zip` without its `.npz`, it loads the model with sb3-contrib (importing torch only then) and
 converts it. Actions are always masked to the legal set: deterministic (arg-max) by default, or
 sampled (`ppo:PATH:sample`).
 
 Loading a checkpoint made for another env version, action table or observation layout fails
-with `CheckpointMismatchError`, which says what differs.
+with `CheckpointMismatchError`, which says what differs. Every load also checks the files
+themselves (`CheckpointError` otherwise): the sidecar must be a JSON object; each companion it
+lists under `"files"` (sizes and sha256, written last by the trainer, `agents.safeio`) must
+match, so a checkpoint replaced part-way is refused; the weights must be readable arrays of the
+right shapes and finite (a policy holding NaN or infinity is refused, not played).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from lastwill_env.encoding import OBS_SIZE, encode_observation
 from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
 from .base import BaseAgent
+from .safeio import BundleError, bundle_base, verify_bundle, write_with
 
 
 class CheckpointError(ValueError):
@@ -54,14 +60,30 @@ def sidecar_path(path: str | Path) -> Path:
 def read_sidecar(path: str | Path) -> dict[str, Any]:
     side = sidecar_path(path)
     try:
-        return json.loads(side.read_text())
+        meta = json.loads(side.read_text(encoding="utf-8"))
     except FileNotFoundError:
         raise CheckpointError(
             f"checkpoint {path} has no sidecar {side.name} (env version, action-table hash); "
             f"checkpoints are written by `lastwill train`"
         ) from None
-    except (OSError, json.JSONDecodeError) as e:
-        raise CheckpointError(f"cannot read checkpoint sidecar {side}: {e}") from e
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        raise CheckpointError(
+            f"cannot read checkpoint sidecar {side}: {e}; the sidecar is damaged"
+        ) from None
+    if not isinstance(meta, dict):
+        raise CheckpointError(
+            f"checkpoint sidecar {side} holds a JSON {type(meta).__name__}, not an object; "
+            f"it is damaged or not a sidecar written by `lastwill train`"
+        )
+    return meta
+
+
+def verify_files(path: str | Path, meta: dict[str, Any]) -> None:
+    """The checkpoint's companions match the sizes and digests its sidecar records."""
+    try:
+        verify_bundle(bundle_base(path), meta)
+    except (BundleError, OSError) as e:
+        raise CheckpointError(str(e)) from None
 
 
 def check_compatible(meta: dict[str, Any], where: str) -> None:
@@ -80,14 +102,48 @@ def check_compatible(meta: dict[str, Any], where: str) -> None:
         )
 
 
-class NumpyPolicy:
-    """The actor of an SB3 MlpPolicy as numpy arrays: hidden layers then the action layer."""
+def _check_layers(weights: list[np.ndarray], biases: list[np.ndarray], what: str) -> None:
+    """Dense layers of matching shapes holding finite numbers only."""
+    for i, (w, b) in enumerate(zip(weights, biases, strict=True)):
+        w, b = np.asarray(w), np.asarray(b)
+        if w.ndim != 2 or b.shape != (w.shape[0],):
+            raise CheckpointError(
+                f"{what} layer {i} has weights of shape {w.shape} and biases of shape "
+                f"{b.shape}; expected (out, in) and (out,)"
+            )
+        if i and w.shape[1] != np.asarray(weights[i - 1]).shape[0]:
+            raise CheckpointError(
+                f"{what} layer {i} takes {w.shape[1]} inputs but layer {i - 1} gives "
+                f"{np.asarray(weights[i - 1]).shape[0]}"
+            )
+        if not (np.isfinite(w).all() and np.isfinite(b).all()):
+            raise CheckpointError(
+                f"{what} layer {i} holds NaN or infinite weights; the checkpoint is "
+                f"damaged (or training diverged) and cannot be played"
+            )
 
-    def __init__(self, weights: list[np.ndarray], biases: list[np.ndarray], activation: str):
+
+class NumpyPolicy:
+    """The actor of an SB3 MlpPolicy as numpy arrays: hidden layers then the action layer.
+
+    Optionally also the critic (``value_weights``/``value_biases``: its hidden layers then the
+    value layer, one output), so that :meth:`evaluate` can give the value estimate of a
+    decision; checkpoints written before the critic was exported carry the actor only.
+    """
+
+    def __init__(
+        self,
+        weights: list[np.ndarray],
+        biases: list[np.ndarray],
+        activation: str,
+        value_weights: list[np.ndarray] | None = None,
+        value_biases: list[np.ndarray] | None = None,
+    ):
         if activation not in ("tanh", "relu"):
             raise CheckpointError(f"unsupported activation {activation!r}; known: tanh, relu")
         if len(weights) != len(biases) or not weights:
             raise CheckpointError("policy weights and biases do not match")
+        _check_layers(weights, biases, "policy")
         if weights[0].shape[1] != OBS_SIZE or weights[-1].shape[0] != NUM_ACTIONS:
             raise CheckpointMismatchError(
                 f"policy maps {weights[0].shape[1]} inputs to {weights[-1].shape[0]} actions; "
@@ -96,6 +152,24 @@ class NumpyPolicy:
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
         self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
         self.activation = activation
+        self.value_weights: list[np.ndarray] | None = None
+        self.value_biases: list[np.ndarray] | None = None
+        if value_weights:
+            if value_biases is None or len(value_weights) != len(value_biases):
+                raise CheckpointError("value weights and biases do not match")
+            _check_layers(value_weights, value_biases, "value network")
+            if value_weights[0].shape[1] != OBS_SIZE or value_weights[-1].shape[0] != 1:
+                raise CheckpointMismatchError(
+                    f"value network maps {value_weights[0].shape[1]} inputs to "
+                    f"{value_weights[-1].shape[0]} outputs; expected {OBS_SIZE} inputs, 1 output"
+                )
+            self.value_weights = [np.ascontiguousarray(w, dtype=np.float32) for w in value_weights]
+            self.value_biases = [np.ascontiguousarray(b, dtype=np.float32) for b in value_biases]
+
+    @property
+    def has_value(self) -> bool:
+        """Whether the critic is present (:meth:`value` and :meth:`evaluate` give a value)."""
+        return self.value_weights is not None
 
     @classmethod
     def from_sb3(cls, model: Any) -> NumpyPolicy:
@@ -104,54 +178,103 @@ class NumpyPolicy:
         policy = model.policy
         layers = [m for m in policy.mlp_extractor.policy_net if isinstance(m, nn.Linear)]
         layers.append(policy.action_net)
+        vlayers = [m for m in policy.mlp_extractor.value_net if isinstance(m, nn.Linear)]
+        vlayers.append(policy.value_net)
         act = policy.activation_fn
         name = {nn.Tanh: "tanh", nn.ReLU: "relu"}.get(act, getattr(act, "__name__", str(act)))
         return cls(
             [m.weight.detach().cpu().numpy() for m in layers],
             [m.bias.detach().cpu().numpy() for m in layers],
             name,
+            [m.weight.detach().cpu().numpy() for m in vlayers],
+            [m.bias.detach().cpu().numpy() for m in vlayers],
         )
 
     def state(self) -> dict[str, Any]:
         """Picklable weights (to ship to env workers)."""
-        return {"weights": self.weights, "biases": self.biases, "activation": self.activation}
+        return {
+            "weights": self.weights,
+            "biases": self.biases,
+            "activation": self.activation,
+            "value_weights": self.value_weights,
+            "value_biases": self.value_biases,
+        }
 
     @classmethod
     def from_state(cls, st: dict[str, Any]) -> NumpyPolicy:
-        return cls(st["weights"], st["biases"], st["activation"])
+        return cls(
+            st["weights"],
+            st["biases"],
+            st["activation"],
+            st.get("value_weights"),
+            st.get("value_biases"),
+        )
 
-    def save_npz(self, path: str | Path) -> None:
+    def write_npz(self, path: str | Path) -> None:
+        """Write the arrays to exactly `path` (a `.npz` name); see `save_npz`. ``w<i>``/``b<i>``
+        the actor, ``vw<i>``/``vb<i>`` the critic (when present)."""
         arrays = {f"w{i}": w for i, w in enumerate(self.weights)}
         arrays.update({f"b{i}": b for i, b in enumerate(self.biases)})
-        path = Path(path)
-        tmp = path.with_name(path.stem + ".tmp.npz")
-        np.savez(tmp, activation=np.array(self.activation), **arrays)
-        tmp.replace(path)
+        if self.value_weights is not None and self.value_biases is not None:
+            arrays.update({f"vw{i}": w for i, w in enumerate(self.value_weights)})
+            arrays.update({f"vb{i}": b for i, b in enumerate(self.value_biases)})
+        np.savez(Path(path), activation=np.array(self.activation), **arrays)
+
+    def save_npz(self, path: str | Path) -> None:
+        """Write the arrays to `path` atomically (a temporary name, fsync, rename)."""
+        write_with(path, self.write_npz)
 
     @classmethod
     def load_npz(cls, path: str | Path) -> NumpyPolicy:
         try:
             with np.load(path, allow_pickle=False) as z:
                 k = sum(1 for name in z.files if name.startswith("w"))
+                vk = sum(1 for name in z.files if name.startswith("vw"))
                 return cls(
                     [z[f"w{i}"] for i in range(k)],
                     [z[f"b{i}"] for i in range(k)],
                     str(z["activation"]),
+                    [z[f"vw{i}"] for i in range(vk)] or None,
+                    [z[f"vb{i}"] for i in range(vk)] or None,
                 )
-        except (OSError, KeyError, ValueError) as e:
-            if isinstance(e, CheckpointError):
-                raise
-            raise CheckpointError(f"cannot read policy weights {path}: {e}") from e
+        except CheckpointError:
+            raise
+        except Exception as e:  # noqa: BLE001 - empty, truncated or foreign files alike
+            raise CheckpointError(
+                f"cannot read policy weights {path}: {type(e).__name__}: {e or 'no data'}; "
+                f"the file is damaged or not a .npz written by `lastwill train`"
+            ) from None
 
-    def logits(self, obs: np.ndarray) -> np.ndarray:
+    def _mlp(self, obs: np.ndarray, weights: list[np.ndarray], biases: list[np.ndarray]):
         x = obs
-        last = len(self.weights) - 1
+        last = len(weights) - 1
         act = np.tanh if self.activation == "tanh" else (lambda v: np.maximum(v, 0.0))
-        for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
+        for i, (w, b) in enumerate(zip(weights, biases, strict=True)):
             x = w @ x + b
             if i < last:
                 x = act(x)
         return x
+
+    def logits(self, obs: np.ndarray) -> np.ndarray:
+        return self._mlp(obs, self.weights, self.biases)
+
+    def value(self, obs: np.ndarray) -> float | None:
+        """The critic's value estimate of ``obs`` (``None`` without a critic)."""
+        if self.value_weights is None or self.value_biases is None:
+            return None
+        return float(self._mlp(obs, self.value_weights, self.value_biases)[0])
+
+    def evaluate(self, obs: np.ndarray, legal: list[int]) -> tuple[np.ndarray, float | None]:
+        """``(probabilities, value)`` at a decision: the masked action distribution over
+        ``legal`` (same order, summing to 1; what ``:sample`` draws from, whose arg-max is the
+        deterministic choice) and the critic's value estimate (``None`` without a critic)."""
+        if not legal:
+            raise ValueError("evaluate needs at least one legal action")
+        z = self.logits(obs)[list(legal)].astype(np.float64)
+        z -= z.max()
+        p = np.exp(z)
+        p /= p.sum()
+        return p, self.value(obs)
 
     def logits_batch(self, obs: np.ndarray) -> np.ndarray:
         """Logits of a batch of observations, shape (B, OBS_SIZE) -> (B, NUM_ACTIONS)."""
@@ -176,26 +299,44 @@ class NumpyPolicy:
         return legal[min(int(np.searchsorted(np.cumsum(p), u, side="right")), len(legal) - 1)]
 
 
-_CACHE: dict[tuple[str, float, bool], tuple[NumpyPolicy, dict[str, Any]]] = {}
+_CACHE: dict[tuple[str, float, bool, bool], tuple[NumpyPolicy, dict[str, Any]]] = {}
 
 
-def load_policy(path: str | Path, check: bool = True) -> tuple[NumpyPolicy, dict[str, Any]]:
+def load_policy(
+    path: str | Path, check: bool = True, need_value: bool = False
+) -> tuple[NumpyPolicy, dict[str, Any]]:
     """Load a checkpoint (`.zip` or `.npz`, with its `.json` sidecar) as a NumpyPolicy.
-    Cached per process by path and modification time (the arena builds agents per game)."""
+    Cached per process by path and modification time (the arena builds agents per game).
+
+    With ``need_value``, a `.npz` written without the critic is completed from the `.zip`
+    beside it when there is one (importing torch then); otherwise the policy has no critic
+    (``has_value`` is false)."""
     path = Path(path)
     try:
-        key = (str(path.resolve()), path.stat().st_mtime, check)
+        key = (str(path.resolve()), path.stat().st_mtime, check, need_value)
     except OSError:
         key = None
     if key is not None and key in _CACHE:
         return _CACHE[key]
-    out = _load_policy(path, check)
+    out = _load_policy(path, check, need_value)
     if key is not None:
         _CACHE[key] = out
     return out
 
 
-def _load_policy(path: Path, check: bool) -> tuple[NumpyPolicy, dict[str, Any]]:
+def _load_sb3(path: Path) -> NumpyPolicy:
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as e:  # pragma: no cover - a core dependency
+        raise CheckpointError(f"reading {path} needs sb3-contrib: {e}") from e
+    try:
+        model = MaskablePPO.load(str(path), device="cpu")
+    except Exception as e:  # noqa: BLE001 - any unreadable file is reported the same way
+        raise CheckpointError(f"cannot load checkpoint {path}: {e}") from e
+    return NumpyPolicy.from_sb3(model)
+
+
+def _load_policy(path: Path, check: bool, need_value: bool = False):
     if not path.exists():
         raise CheckpointError(
             f"checkpoint {path} does not exist (expected a .zip or .npz written by "
@@ -206,18 +347,16 @@ def _load_policy(path: Path, check: bool) -> tuple[NumpyPolicy, dict[str, Any]]:
     meta = read_sidecar(path)
     if check:
         check_compatible(meta, str(path))
+    verify_files(path, meta)
     npz = path.with_suffix(".npz")
     if npz.exists():
-        return NumpyPolicy.load_npz(npz), meta
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as e:  # pragma: no cover - a core dependency
-        raise CheckpointError(f"reading {path} needs sb3-contrib: {e}") from e
-    try:
-        model = MaskablePPO.load(str(path), device="cpu")
-    except Exception as e:  # noqa: BLE001 - any unreadable file is reported the same way
-        raise CheckpointError(f"cannot load checkpoint {path}: {e}") from e
-    return NumpyPolicy.from_sb3(model), meta
+        pol = NumpyPolicy.load_npz(npz)
+        zip_ = path.with_suffix(".zip")
+        if need_value and not pol.has_value and zip_.exists():
+            full = _load_sb3(zip_)
+            pol.value_weights, pol.value_biases = full.value_weights, full.value_biases
+        return pol, meta
+    return _load_sb3(path), meta
 
 
 class PolicyAgent(BaseAgent):

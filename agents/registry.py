@@ -1,13 +1,18 @@
 """The registry of player specs: short strings that name an agent and its parameters.
 
 Grammar: `name` or `name:arg[:arg...]`, each `arg` either `key=value` (a keyword parameter)
-or a bare value (a positional parameter, e.g. the checkpoint path of `ppo:PATH`). A list of
-players on the command line is comma-separated: `random,greedy,greedy:eps=0.1,ppo:runs/x.zip`.
-`legend()` is the text printed by `lastwill arena --help`.
+or a bare value (a positional parameter, e.g. the checkpoint path of `ppo:PATH`), optionally
+followed by a display name `@label` (letters, digits, `_ . + -`): `ppo:runs/x/best.npz@best`.
+The label names the entrant in tables and plots (:func:`display_name`); the agent is built from
+the spec without it, and two entrants that differ only in their labels are separate entrants.
+A list of players on the command line is comma-separated:
+`random,greedy,greedy:eps=0.1,ppo:runs/x.zip@x`. `legend()` is the text printed by
+`lastwill arena --help`.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -37,6 +42,12 @@ def names() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def entries() -> list[Entry]:
+    """Every registered player, by name."""
+    _load_builtin()
+    return [_REGISTRY[n] for n in names()]
+
+
 def _coerce(value: str):
     for cast in (int, float):
         try:
@@ -48,10 +59,36 @@ def _coerce(value: str):
     return value
 
 
+_LABEL = re.compile(r"@([A-Za-z0-9_.+-]*)$")
+
+
+def split_label(spec: str) -> tuple[str, str | None]:
+    """``(spec without its display name, label or None)``: ``"greedy@g" -> ("greedy", "g")``."""
+    text = spec.strip()
+    m = _LABEL.search(text)
+    if m is None:
+        return text, None
+    if not m.group(1):
+        raise PlayerSpecError(f"empty display name after '@' in player spec {spec!r}")
+    return text[: m.start()], m.group(1)
+
+
+def display_name(spec: str) -> str:
+    """The name an entrant is shown by: its ``@label``, or the spec itself."""
+    try:
+        base, label = split_label(spec)
+    except PlayerSpecError:
+        return spec
+    return label or base
+
+
 def parse_spec(spec: str) -> tuple[str, list, dict]:
     if not isinstance(spec, str) or not spec.strip():
         raise PlayerSpecError(f"empty player spec {spec!r}; known players: {', '.join(names())}")
-    name, *args = spec.strip().split(":")
+    base, _ = split_label(spec)
+    if not base:
+        raise PlayerSpecError(f"player spec {spec!r} names no player before its '@label'")
+    name, *args = base.split(":")
     if name == "ppo" and args:  # a checkpoint path may itself contain ':'
         args = [":".join(args)]
     pos, kw = [], {}
@@ -82,7 +119,7 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             f"bad parameters in player spec {spec!r}: {e}; {entry.name} takes: "
             f"{entry.params or 'no parameters'}"
         ) from e
-    agent.name = spec.strip()
+    agent.name = display_name(spec)
     return agent
 
 

@@ -15,7 +15,7 @@ Everything here returns text, so tests can read it; ``lastwill replay`` prints i
   :func:`render_view` draws the table from a :class:`~lastwill_env.engine.PlayerView` only, so
   a seat's picture can never show another seat's hand; :func:`render_table` adds every hand;
   :func:`describe_step` names a decision, hiding from other seats which starting cards a
-  player keeps (RULES.md §10).
+  player keeps (docs/RULES.md §10).
 - :func:`replay_text` is the compact listing (one line per decision, the last picture and the
   results); :func:`step_text` is one page of the ``--step`` pager; :func:`page` runs the pager
   over injectable input and output streams.

@@ -43,10 +43,11 @@ class MCAgent(BaseAgent):
         super().__init__(seed)
         if samples is not None:  # alias: `mc:samples=N`
             rollouts = samples
-        self.rollouts = int(rollouts)
-        self.cands = int(cands)
-        if self.rollouts < 1 or self.cands < 1:
-            raise ValueError("rollouts and cands must be at least 1")
+        for key, v in (("rollouts", rollouts), ("cands", cands)):
+            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 10_000:
+                raise ValueError(f"{key}={v!r} is not allowed; use an integer from 1 to 10000")
+        self.rollouts = rollouts
+        self.cands = cands
         if policy not in ("greedy", "random"):
             raise ValueError(f"policy must be greedy or random, got {policy!r}")
         self.policy = policy

@@ -8,6 +8,11 @@ Pure functions over the JSONL rows of a match log; nothing here plays games.
   the chance rate 1/N, mean rank, per-seat win rates, and errors caused.
 - :func:`seat_stats`: per seat (all specs together): how much the seat itself is worth.
 - :func:`openskill_ratings`: OpenSkill Plackett-Luce ratings fitted over the whole log.
+- :func:`paired_comparison`: is entrant A better than B on the same deals? The difference in
+  win rate (or mean rank) with a paired bootstrap interval over deals, McNemar's exact test for
+  two-player games, and the verdict in words; :func:`paired_comparisons` for every pair.
+- :func:`to_frame`: rows (game rows, or the dicts of :func:`summarize`) as a pandas DataFrame
+  (pandas is the optional extra ``frames``: ``pip install -e ".[frames]"``).
 
 Counting conventions:
 
@@ -19,8 +24,9 @@ Counting conventions:
   rating; after ``model.rate`` a spec seated several times at one table takes the **average**
   of its seats' new ``mu`` and ``sigma`` (so a self-play game moves it only by the net result).
   Games are processed in game-index order. Ratings are anchored by shifting every ``mu`` so the
-  anchor spec (default ``random``) has ordinal (mu - 3 sigma) 0; without the anchor in the log,
-  nothing is shifted and ``anchor`` is reported as ``None``.
+  anchor spec (default ``random``; a display name ``@label`` names its entrant too) has ordinal
+  (mu - 3 sigma) 0; without the anchor in the log, nothing is shifted and ``anchor`` is reported
+  as ``None``.
 """
 
 from __future__ import annotations
@@ -28,6 +34,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from typing import Any
+
+from .registry import display_name
 
 
 def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -194,6 +202,9 @@ def openskill_ratings(
             counts[spec] += len(vals)
     shift = 0.0
     used_anchor = None
+    if anchor is not None and anchor not in ratings:  # a display name names its entrant
+        named = [spec for spec in ratings if display_name(spec) == anchor]
+        anchor = named[0] if len(named) == 1 else anchor
     if anchor is not None and anchor in ratings:
         shift = -ratings[anchor].ordinal()
         used_anchor = anchor
@@ -218,7 +229,7 @@ def plot_win_rates(summary: list[dict[str, Any]], path: str, title: str | None =
     import matplotlib.pyplot as plt
 
     entries = [s for s in summary if s["games"]]
-    names = [s["spec"] for s in entries]
+    names = [_short(display_name(s["spec"])) for s in entries]
     rates = [s["win_rate"] for s in entries]
     lo = [s["win_rate"] - s["ci_lo"] for s in entries]
     hi = [s["ci_hi"] - s["win_rate"] for s in entries]
@@ -237,6 +248,280 @@ def plot_win_rates(summary: list[dict[str, Any]], path: str, title: str | None =
         if chances:
             ax.legend(loc="upper right")
         fig.tight_layout()
-        fig.savefig(path, dpi=100)
+        fig.savefig(path, dpi=100, format="png")
     finally:
         plt.close(fig)
+
+
+def _short(name: str, width: int = 28) -> str:
+    """A long spec (a checkpoint path) shortened for a chart axis: its head and its tail."""
+    if len(name) <= width:
+        return name
+    keep = width - 3
+    return name[: keep // 3] + "..." + name[-(keep - keep // 3) :]
+
+
+# ---------------------------------------------------------------------------------------------
+# Paired comparison of two entrants over the same deals
+
+
+def mcnemar_exact(b: int, c: int) -> float:
+    """Two-sided exact McNemar p-value for ``b`` and ``c`` discordant pairs: twice the smaller
+    tail of Binomial(b + c, 1/2), at most 1. ``b == c == 0`` gives 1.0 (no evidence)."""
+    if b < 0 or c < 0:
+        raise ValueError(f"discordant counts must be non-negative, got b={b}, c={c}")
+    n = b + c
+    if n == 0:
+        return 1.0
+    tail = sum(math.comb(n, i) for i in range(min(b, c) + 1))
+    return min(1.0, 2 * tail / (1 << n))
+
+
+_METRICS = ("win_rate", "mean_rank")
+
+
+def _seat_scores(row: dict[str, Any], spec: str, metric: str) -> list[float]:
+    seats = [i for i, s in enumerate(row["seating"]) if s == spec]
+    if metric == "win_rate":
+        return [1.0 if row["winner"] == i else 0.0 for i in seats]
+    return [float(row["ranks"][i]) for i in seats]
+
+
+def _deal_key(row: dict[str, Any]) -> Any:
+    return row.get("deal_seed", row.get("deal"))
+
+
+def paired_comparison(
+    rows: Iterable[dict[str, Any]],
+    a: str,
+    b: str,
+    *,
+    rows_b: Iterable[dict[str, Any]] | None = None,
+    metric: str = "win_rate",
+    level: float = 0.95,
+    resamples: int = 2000,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Compare entrants ``a`` and ``b`` on the same deals.
+
+    One log (``rows_b`` is None): the games where both sit (an arena table). Two logs: ``rows``
+    holds ``a``'s games and ``rows_b`` ``b``'s, played on the same schedule (the same seed and
+    opponents, ``b`` in ``a``'s place); game ``g`` of one is paired with game ``g`` of the other
+    when their deal seeds match.
+
+    The unit is the deal: per deal, each entrant's mean over its seat-games there (a win is 1,
+    or the rank with ``metric="mean_rank"``); ``diff`` is the mean over deals of ``a - b``, and
+    the interval the percentile interval of ``resamples`` paired bootstrap resamples of the
+    deals (seeded, so the same rows give the same interval). Error rows are left out.
+
+    McNemar's exact test is added where its pairs are independent: two-player games of one log
+    (on each deal the game with ``a`` in seat 0 is paired with the game with ``b`` in seat 0,
+    so the discordant pairs are the deals one entrant won in both seatings), and the paired
+    games of two logs.
+
+    Returns ``a``, ``b``, ``metric``, ``deals``, ``games``, ``a_value``, ``b_value``, ``diff``,
+    ``ci_lo``, ``ci_hi``, ``level``, ``resamples``, ``seed``, ``better`` (the better entrant
+    when the interval excludes 0, else None), ``mcnemar`` (``{"a_only", "b_only", "p"}`` or
+    None) and ``verdict`` (a sentence).
+    """
+    if metric not in _METRICS:
+        raise ValueError(f"metric={metric!r} is not allowed; choose one of {list(_METRICS)}")
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level={level!r} must be between 0 and 1")
+    if a == b and rows_b is None:
+        raise ValueError(f"compare two different entrants, not {a!r} with itself")
+    per_deal: dict[Any, list[list[float]]] = {}  # deal -> [a scores, b scores]
+    pairs: list[tuple[bool, bool]] = []  # McNemar pairs (a won, b won)
+    games = 0
+    if rows_b is None:
+        mine = [r for r in game_rows(rows) if _ok(r) and a in r["seating"] and b in r["seating"]]
+        two = bool(mine) and all(len(r["seating"]) == 2 for r in mine)
+        by_deal: dict[Any, list[dict[str, Any]]] = {}
+        for r in mine:
+            games += 1
+            d = per_deal.setdefault(_deal_key(r), [[], []])
+            d[0] += _seat_scores(r, a, metric)
+            d[1] += _seat_scores(r, b, metric)
+            by_deal.setdefault(_deal_key(r), []).append(r)
+        if two:
+            for deal_games in by_deal.values():
+                first_a = [r for r in deal_games if r["seating"][0] == a]
+                first_b = [r for r in deal_games if r["seating"][0] == b]
+                if first_a and first_b:
+                    pairs.append((first_a[0]["winner"] == 0, first_b[0]["winner"] == 0))
+    else:
+        other = {r.get("game"): r for r in game_rows(rows_b)}
+        for r in game_rows(rows):
+            q = other.get(r.get("game"))
+            if q is None or _deal_key(q) != _deal_key(r) or not (_ok(r) and _ok(q)):
+                continue
+            if a not in r["seating"] or b not in q["seating"]:
+                continue
+            games += 1
+            d = per_deal.setdefault(_deal_key(r), [[], []])
+            d[0] += _seat_scores(r, a, metric)
+            d[1] += _seat_scores(q, b, metric)
+            won_a = any(r["winner"] == i for i, s in enumerate(r["seating"]) if s == a)
+            won_b = any(q["winner"] == i for i, s in enumerate(q["seating"]) if s == b)
+            pairs.append((won_a, won_b))
+    diffs = [sum(x) / len(x) - sum(y) / len(y) for x, y in per_deal.values() if x and y]
+    out: dict[str, Any] = {
+        "a": a,
+        "b": b,
+        "metric": metric,
+        "deals": len(diffs),
+        "games": games,
+        "level": level,
+        "resamples": resamples,
+        "seed": seed,
+    }
+    if not diffs:
+        out.update(a_value=None, b_value=None, diff=None, ci_lo=None, ci_hi=None, better=None)
+        out["mcnemar"] = None
+        out["verdict"] = f"no games where both {a} and {b} were scored"
+        return out
+    a_vals = [sum(x) / len(x) for x, y in per_deal.values() if x and y]
+    out["a_value"] = sum(a_vals) / len(a_vals)
+    out["b_value"] = out["a_value"] - sum(diffs) / len(diffs)
+    out["diff"] = sum(diffs) / len(diffs)
+    out["ci_lo"], out["ci_hi"] = _bootstrap(diffs, level, resamples, seed)
+    lower_is_better = metric == "mean_rank"
+    better = None
+    if out["ci_lo"] > 0:
+        better = b if lower_is_better else a
+    elif out["ci_hi"] < 0:
+        better = a if lower_is_better else b
+    out["better"] = better
+    if pairs:
+        a_only = sum(1 for x, y in pairs if x and not y)
+        b_only = sum(1 for x, y in pairs if y and not x)
+        out["mcnemar"] = {"a_only": a_only, "b_only": b_only, "p": mcnemar_exact(a_only, b_only)}
+    else:
+        out["mcnemar"] = None
+    out["verdict"] = _verdict(out)
+    return out
+
+
+def _bootstrap(diffs: list[float], level: float, resamples: int, seed: int) -> tuple[float, float]:
+    """Percentile interval of the mean of ``diffs`` over deal resamples (numpy, seeded)."""
+    import numpy as np
+
+    x = np.asarray(diffs, dtype=float)
+    if len(x) == 1 or resamples < 1:
+        return float(x.mean()), float(x.mean())
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    chunk = max(1, 2_000_000 // len(x))  # bounded memory for long logs
+    for i in range(0, resamples, chunk):
+        k = min(chunk, resamples - i)
+        means[i : i + k] = x[rng.integers(0, len(x), size=(k, len(x)))].mean(axis=1)
+    alpha = (1.0 - level) / 2
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def _verdict(r: dict[str, Any]) -> str:
+    a, b = display_name(r["a"]), display_name(r["b"])
+    pct = f"{r['level']:.0%}"
+    if r["metric"] == "win_rate":
+        diff = f"{100 * r['diff']:+.1f} points of win rate"
+        ci = f"{pct} CI {100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f}"
+    else:
+        diff = f"{r['diff']:+.2f} in mean rank"
+        ci = f"{pct} CI {r['ci_lo']:+.2f} to {r['ci_hi']:+.2f}"
+    basis = f"paired bootstrap over {r['deals']} deals"
+    if r["better"] is None:
+        text = f"no clear difference between {a} and {b}: {diff} ({ci}, {basis}; it includes 0)"
+    else:
+        winner = display_name(r["better"])
+        loser = b if r["better"] == r["a"] else a
+        text = (
+            f"{winner} is better than {loser} on the same deals: {a} - {b} = {diff} ({ci}, {basis})"
+        )
+    m = r["mcnemar"]
+    if m is not None:
+        text += (
+            f"; McNemar exact p = {m['p']:.3g} ({m['a_only']} pairs won by {a} only, "
+            f"{m['b_only']} by {b} only)"
+        )
+    return text
+
+
+def paired_comparisons(
+    rows: Iterable[dict[str, Any]], metric: str = "win_rate", **kwargs: Any
+) -> list[dict[str, Any]]:
+    """:func:`paired_comparison` for every pair of distinct entrants of one log, in order of
+    first appearance."""
+    rows = game_rows(rows)
+    specs = list(dict.fromkeys(spec for r in rows for spec in r["seating"]))
+    return [
+        paired_comparison(rows, a, b, metric=metric, **kwargs)
+        for i, a in enumerate(specs)
+        for b in specs[i + 1 :]
+    ]
+
+
+# ---------------------------------------------------------------------------------------------
+# DataFrames (optional: pandas)
+
+
+def _pandas():
+    try:
+        import pandas as pd
+    except ImportError as e:
+        raise ImportError(
+            'to_frame needs pandas, the optional extra "frames": pip install -e ".[frames]"'
+        ) from e
+    return pd
+
+
+def to_frame(rows: Iterable[dict[str, Any]]):
+    """Rows as a pandas DataFrame.
+
+    Game rows of an arena log (header lines are dropped) become one row per seat-game: ``game``,
+    ``deal``, ``deal_seed``, ``table`` (when the rows carry one), ``num_players``, ``seat``,
+    ``spec``, ``name`` (the display name), ``won``, ``rank``, ``money``, ``property_value``,
+    ``total``, ``rounds``, ``decisions``, ``error`` (the error message of an error row, whose
+    ``won`` and ``rank`` are missing). Any other dicts (the output of :func:`summarize`,
+    :func:`seat_stats`, :func:`paired_comparisons`) become one DataFrame row each.
+    """
+    pd = _pandas()
+    rows = [r for r in rows if r.get("type") != "header"]
+    if not rows or not all("seating" in r and "winner" in r for r in rows):
+        return pd.DataFrame(rows)
+
+    def at(r: dict[str, Any], key: str, seat: int) -> Any:
+        values = r.get(key)
+        return values[seat] if ok and values is not None else None
+
+    out = []
+    for r in game_rows(rows):
+        ok = _ok(r)
+        err = r.get("error") or {}
+        for seat, spec in enumerate(r["seating"]):
+            out.append(
+                {
+                    "game": r.get("game"),
+                    "deal": r.get("deal"),
+                    "deal_seed": r.get("deal_seed"),
+                    **({"table": r["table"]} if "table" in r else {}),
+                    "num_players": len(r["seating"]),
+                    "seat": seat,
+                    "spec": spec,
+                    "name": display_name(spec),
+                    "won": (r["winner"] == seat) if ok else None,
+                    "rank": r["ranks"][seat] if ok else None,
+                    "money": at(r, "money", seat),
+                    "property_value": at(r, "property_value", seat),
+                    "total": at(r, "totals", seat),
+                    "rounds": r.get("rounds"),
+                    "decisions": r.get("decisions"),
+                    "error": err.get("message"),
+                }
+            )
+    frame = pd.DataFrame(out)
+    for col in ("won",):
+        frame[col] = frame[col].astype("boolean")
+    for col in ("rank", "money", "property_value", "total"):
+        frame[col] = frame[col].astype("Int64")
+    return frame

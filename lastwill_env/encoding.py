@@ -2,7 +2,7 @@
 
 The observation is one flat float32 vector built from named pieces in a fixed order
 (`OBS_PIECES`: name, size, description; `OBS_SIZE` in total). It encodes exactly what one seat
-may know (RULES.md §10, `PlayerView`), with seats relative to the observer: relative seat 0 is
+may know (docs/RULES.md §10, `PlayerView`), with seats relative to the observer: relative seat 0 is
 the observer, 1 the next seat clockwise, and so on. The size is the same for every player
 count: there are always 5 seat blocks, absent seats are all zeros with `present = 0`.
 
@@ -515,7 +515,7 @@ _ACTION_PHASES = frozenset(range(TURN_PHASE, BREED_PHASE + 1))
 def encode_state(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """Same vector as `encode_observation(player_view(state, seat))`, read straight from the
     state. Mirrors `player_view` field by field; only public data and `seat`'s own hand are
-    read (RULES.md §10)."""
+    read (docs/RULES.md §10)."""
     s = state
     n = s.n
     if out is None:

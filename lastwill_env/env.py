@@ -25,7 +25,7 @@ Spaces (identical for every agent and for 2–5 players):
   "action_mask": Box(0, 1, (NUM_ACTIONS,), int8)})`` with ``OBS_SIZE = 4285``.
 
 Observation (``lastwill_env.encoding``; ``describe(obs)`` prints it by piece). What the observing
-agent may know (RULES.md §10), seat-relative (relative seat 0 = the observer), in this order:
+agent may know (docs/RULES.md §10), seat-relative (relative seat 0 = the observer), in this order:
 
 ====================  ======  =========================================================
 piece                 size    content
@@ -72,7 +72,7 @@ extension_errands     1       extension errands this round (/2)
 blocked_plans         8       plan spaces blocked by neutral markers
 using_card            140     board card whose use option is being chosen (v1)
 known_hand{r}         5 x 140 per relative seat: cards it took face up from the offer board and
-                              still holds, public by RULES.md §10 (v1)
+                              still holds, public by docs/RULES.md §10 (v1)
 ====================  ======  =========================================================
 
 Action mask: int8, exactly the engine's legal set for the agent to act, all zeros for the
@@ -95,7 +95,7 @@ terminated and ``infos[offender]["illegal_action"]`` holds the action. An illega
 never silently replaced.
 
 Options: ``num_players`` 2–5 (default 4), ``render_mode`` ``None | "ansi" | "human"``,
-``reward``, ``illegal_action``, ``illegal_penalty`` and the game options of RULES.md §9
+``reward``, ``illegal_action``, ``illegal_penalty`` and the game options of docs/RULES.md §9
 (``GameConfig`` fields): ``starting_money`` (70, "will-shared", "will-each") and
 ``board_spaces`` (1–12, default 5). Unknown or invalid options raise ``ConfigError`` naming the
 allowed values.
@@ -110,7 +110,7 @@ the table seen by the acting seat, with the legal actions named.
 Version history:
 
 - v0: first version (action table of 528 rows, observation of 3444 values).
-- v1: RULES.md §4.4: using a board card with filled companion slots lets the player pick one
+- v1: docs/RULES.md §4.4: using a board card with filled companion slots lets the player pick one
   of its affordable options (new decision "choose a use option", after "action turn"; four
   ``use_option`` rows appended to the action table: 532 rows). §10: the offer cards each seat
   took and still holds are public (``PlayerView.known_hands``; pieces ``using_card`` and

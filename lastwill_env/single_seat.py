@@ -1,6 +1,6 @@
 """`SingleSeatEnv`: Last Will as a single-agent gymnasium env for one learning seat.
 
-For single-agent trainers (MaskablePPO with `SubprocVecEnv`, TRAINING-NOTES.md §1): one learner
+For single-agent trainers (MaskablePPO with `SubprocVecEnv`, docs/TRAINING-NOTES.md §1): one learner
 seat; every other seat is played by an injected opponent. Per `reset()` the player count is
 drawn from `num_players` (with `player_weights`) and the learner seat uniformly, both from the
 env's seeded generator; opponents then play until the learner must decide or the game ends.

@@ -1,5 +1,5 @@
 """Engine invariants shared by the random-playout tests and the Hypothesis state machine:
-every card in exactly one place, property owners and the spending limit (RULES.md §5), and a
+every card in exactly one place, property owners and the spending limit (docs/RULES.md §5), and a
 deep snapshot of a state."""
 
 from __future__ import annotations

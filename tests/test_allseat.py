@@ -236,3 +236,24 @@ def test_tiny_all_seat_run_evaluates_checkpoints_resumes_and_plays(tmp_path: Pat
     for n in (2, 4):
         row = play_game([f"ppo:{final}"] + ["greedy"] * (n - 1), GameConfig(num_players=n), 3)
         assert row["error"] is None and row["ranks"] is not None
+
+
+def test_checkpoint_weights_carry_the_critic():
+    """`actor_numpy(critic=True)` (what checkpoints hold) gives the network's own logits and
+    value on dense observations, so `lastwill view` can show the value estimate."""
+    model = build_model(_cfg(), seed=3)
+    pol = model.actor_numpy(critic=True)
+    assert pol.has_value and not model.actor_numpy().has_value
+    rng = np.random.default_rng(0)
+    rows = []
+    for _ in range(4):
+        idx = np.sort(rng.choice(model.first.num_embeddings, size=40, replace=False))
+        rows.append((idx.astype(np.int64), rng.uniform(-1, 1, 40).astype(np.float32)))
+    masks = torch.ones((4, NUM_ACTIONS), dtype=torch.bool)
+    with torch.no_grad():
+        logits, values = model(*sparse_batch(rows), masks)
+    for i, (idx, vals) in enumerate(rows):
+        x = np.zeros(model.first.num_embeddings, dtype=np.float32)
+        x[idx] = vals
+        assert pol.value(x) == pytest.approx(float(values[i]), abs=1e-4)
+        assert np.allclose(pol.logits(x), logits[i].numpy(), atol=1e-4)

@@ -1,4 +1,4 @@
-"""Enforce the import arrows of ``DESIGN.md`` ("Layers, and which way the arrows point").
+"""Enforce the import arrows of ``docs/DESIGN.md`` ("Layers, and which way the arrows point").
 
 A static AST scan of every ``.py`` file in the repository (tests, hidden folders, virtual
 environments and build output excluded). Rules:
@@ -43,7 +43,12 @@ EXCLUDED_DIR_PATTERNS = (
 HEAVY_PACKAGES = frozenset({"torch", "stable_baselines3", "sb3_contrib"})
 
 # (module, rule) pairs accepted on purpose. Each entry needs a reason in the comment beside it.
-ALLOWED_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
+ALLOWED_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
+    {
+        # the training-speed benchmark measures the trainers themselves
+        ("benchmarks.train_speed", "nobody-imports-training"),
+    }
+)
 
 STDLIB = frozenset(sys.stdlib_module_names)
 
@@ -171,7 +176,7 @@ def test_repository_follows_import_arrows() -> None:
         for module, path, is_package in scanned
         for problem in check_source(module, path.read_text(encoding="utf-8"), is_package)
     ]
-    assert not problems, "import arrows broken (see DESIGN.md):\n" + "\n".join(problems)
+    assert not problems, "import arrows broken (see docs/DESIGN.md):\n" + "\n".join(problems)
 
 
 # --- the checker itself can fail --------------------------------------------------------

@@ -239,7 +239,7 @@ def test_ray_missing_is_a_clear_error(tmp_path, monkeypatch):
 
 
 def test_observers_never_learn_which_starting_cards_another_seat_keeps():
-    """RULES.md §10: another player's hand is hidden, so its keep decisions are too."""
+    """docs/RULES.md §10: another player's hand is hidden, so its keep decisions are too."""
     from lastwill_env.engine.actions import KEEP
 
     keeper = _ViewKeeper(0)
@@ -254,3 +254,14 @@ def test_observers_never_learn_which_starting_cards_another_seat_keeps():
     keeps = set(KEEP.values())
     assert seen.count(None) == 4  # two other seats keep two cards each
     assert not keeps & {a for a in seen if a is not None}
+
+
+def test_in_memory_tournament_writes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    res = ar.run_tournament(["greedy", "random"], CFG2, 4, seed=3)
+    assert res.out is None and len(res.rows) == 4
+    assert list(tmp_path.iterdir()) == []
+    logged = ar.run_tournament(["greedy", "random"], CFG2, 4, seed=3, out=tmp_path / "l.jsonl")
+    assert [r["actions"] for r in logged.rows] == [r["actions"] for r in res.rows]
+    with pytest.raises(ar.ArenaError, match="resume needs the log"):
+        ar.run_tournament(["greedy", "random"], CFG2, 4, resume=True)

@@ -109,3 +109,25 @@ def test_existing_out_refused_then_resumed(tmp_path):
     assert json.loads(res.stdout)["games"] == 4
     res = _arena("-p", "random,random", "-g", "4", "-s", "3", "-o", str(out), "--resume")
     assert res.exit_code == 2 and "different tournament" in res.stderr
+
+
+def test_display_names_and_paired_comparisons(tmp_path):
+    out = tmp_path / "lab.jsonl"
+    res = _arena("-p", "greedy@G,random@R", "-g", "8", "-s", "2", "-f", "json", "-o", str(out))
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert [e["name"] for e in doc["entrants"]] == ["G", "R"]
+    assert [e["spec"] for e in doc["entrants"]] == ["greedy@G", "random@R"]
+    (pair,) = doc["paired"]
+    assert (pair["a"], pair["b"], pair["deals"]) == ("greedy@G", "random@R", 4)
+    assert pair["mcnemar"] is not None and pair["verdict"]
+    table = _arena("-p", "greedy@G,random@R", "-g", "8", "-s", "2", "-o", str(tmp_path / "t"))
+    text = " ".join(table.stdout.split())
+    assert "Paired comparisons on the same deals" in text and "McNemar p" in text
+    assert "greedy@G" not in table.stdout  # the labels name the entrants
+
+
+def test_empty_label_is_a_clear_error(tmp_path):
+    res = _arena("-p", "greedy@,random", "-o", str(tmp_path / "x.jsonl"))
+    assert res.exit_code == 2
+    assert "empty display name" in res.output

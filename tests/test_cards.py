@@ -1,7 +1,7 @@
 """Tests for the card catalogue (lastwill_env/engine/cards.py, lastwill_env/data/cards.json).
 
-Numbers are spot-checked against /work/shared/CARDS.md (§3, §4.1, §5.1-5.8) and the
-counts against RULES.md §2; RULES.md §9 overrides (TrainingGround_1 counts horses).
+Numbers are spot-checked against the transcribed card facts (docs/CARDS.md §3, §4.1, §5) and the
+counts against docs/RULES.md §2; docs/RULES.md §9 overrides (TrainingGround_1 counts horses).
 """
 
 import copy

@@ -1,5 +1,5 @@
-"""Scenario tests of every card family, helper privilege (CARDS.md §5.5) and special card
-(CARDS.md §5.7), with the §9 ruling on helper price changes: "applied automatically in the
+"""Scenario tests of every card family, helper privilege (docs/CARDS.md §5.5) and special card
+(docs/CARDS.md §5.7), with the §9 ruling on helper price changes: "applied automatically in the
 direction that serves the goal — more spent, less received — whenever affordable".
 """
 
@@ -34,7 +34,7 @@ def to_phase(phase, seed=0):
 
 
 # ---------------------------------------------------------------------------------------------
-# Event families (CARDS.md §5.2)
+# Event families (docs/CARDS.md §5.2)
 
 
 @pytest.mark.parametrize(
@@ -48,7 +48,7 @@ def to_phase(phase, seed=0):
     ],
 )
 def test_event_family_base_costs(card, acts, spent):
-    """CARDS.md §5.2: one event of each family, base actions and £ without add-ons."""
+    """docs/CARDS.md §5.2: one event of each family, base actions and £ without add-ons."""
     s = st(hand=[card], money=20, actions=2)
     do(s, f"play {card}")
     if s.phase == G.ADDON_PHASE:  # BoatTrip_7 shows a guest add-on: skip it
@@ -57,7 +57,7 @@ def test_event_family_base_costs(card, acts, spent):
 
 
 def test_carriage_ride_guest_addon():
-    """CARDS.md §5.2 CarriageRide_4: £2, guest +2."""
+    """docs/CARDS.md §5.2 CarriageRide_4: £2, guest +2."""
     s = st(hand=["CarriageRide_4", "Guest_3"], money=20)
     do(s, "play CarriageRide_4")
     do(s, "addon_card")
@@ -65,7 +65,7 @@ def test_carriage_ride_guest_addon():
 
 
 # ---------------------------------------------------------------------------------------------
-# Helpers (CARDS.md §5.5)
+# Helpers (docs/CARDS.md §5.5)
 
 
 @pytest.mark.parametrize(
@@ -361,7 +361,7 @@ def test_valet_action_spent_first():
 @pytest.mark.parametrize("waiters,spent", [(1, 3), (2, 4), (3, 5)])
 def test_waiters_dinner_plus_one_each_stack(waiters, spent):
     """Waiter_1/_2/_3: "Dinners (dinner events and restaurant-reservation expenses) may spend
-    £1 more"; bonuses stack (CARDS.md §5.5)."""
+    £1 more"; bonuses stack (docs/CARDS.md §5.5)."""
     board = ["Waiter_1", "Waiter_2", "Waiter_3"][:waiters]
     s = st(hand=["Dinner_3"], board=[*board, "Reservation_2"], money=30)
     do(s, "play Dinner_3")
@@ -395,7 +395,7 @@ def test_bonuses_without_property_run_into_debt():
 
 
 # ---------------------------------------------------------------------------------------------
-# Special cards (CARDS.md §5.7)
+# Special cards (docs/CARDS.md §5.7)
 
 
 def test_breeders_fair_attaches_two_companions_without_actions():
@@ -561,7 +561,7 @@ def test_hectic_day_2_unaffordable_with_property():
 
 
 def test_ball_s_table():
-    """Ball_S: £4 … £25 for 2 … 7 actions (CARDS.md §5.3)."""
+    """Ball_S: £4 … £25 for 2 … 7 actions (docs/CARDS.md §5.3)."""
     s = st(hand=["Ball_S"], money=30, actions=7)
     do(s, "play Ball_S")
     assert legal_names(s) == [f"ball invest {k} actions" for k in range(2, 8)]

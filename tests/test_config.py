@@ -1,4 +1,4 @@
-"""GameConfig validation and the effect of every RULES.md §9 option."""
+"""GameConfig validation and the effect of every docs/RULES.md §9 option."""
 
 from __future__ import annotations
 

@@ -1,6 +1,9 @@
-"""Random-playout invariants of the rules engine (RULES.md §2-§8, the engine's own contracts).
+"""Random-playout invariants of the rules engine (docs/RULES.md §2-§8, the engine's own contracts).
 
-Seeded random games for 2, 3, 4 and 5 players; after every decision:
+Seeded games for 2, 3, 4 and 5 players, played by uniform random choices, by the scripted bots
+and by debt seekers (tests/playout_policies.py: random play almost never goes into debt or
+ends before round 7, so §5, §7 and the debt branch of §8 need the other two); after every
+decision:
 - the legal set is non-empty before the end and empty after it;
 - a sample of the other legal actions applies cleanly (on a clone);
 - actions outside the legal set raise `IllegalActionError` naming the action and listing the
@@ -11,7 +14,9 @@ Seeded random games for 2, 3, 4 and 5 players; after every decision:
 - JSON round trips, replays and clones are exact and independent;
 - the results follow §8.
 
-The default run plays 250 games per player count; `pytest -m slow` plays 2,500 per count.
+The default run plays 250 random games per player count, and 50 bot games and 50 debt-seeker
+games per player count (it prints how many of those ended in debt or before round 7, and
+asserts a floor); `pytest -m slow` plays 2,500 random games per count.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ import random
 
 import pytest
 from engine_checks import check_card_places, check_owners, snapshot
+from playout_policies import choosers
 
 from lastwill_env.engine import (
     MAX_DECISIONS_PER_GAME,
@@ -41,6 +47,8 @@ from lastwill_env.engine import (
 PLAYER_COUNTS = (2, 3, 4, 5)
 DEFAULT_GAMES = 250
 SLOW_GAMES = 2500
+POLICY_GAMES = 50  # per player count, for each of the bots and the debt seekers
+POLICY_SEED = {"random": 0, "bots": 100_003, "debt": 200_003}
 # option sets cycled over the games so every §9 option is exercised
 OPTION_SETS = (
     {},
@@ -48,6 +56,15 @@ OPTION_SETS = (
     {"starting_money": "will-each"},
     {"board_spaces": 3},
     {"starting_money": "will-each", "board_spaces": 7},
+)
+# the bot and debt-seeker games favour larger boards (more cards to spend on: most of them
+# then end in debt) and keep the §9 options in play
+DEBT_OPTION_SETS = (
+    {},
+    {"board_spaces": 7},
+    {"board_spaces": 9},
+    {"board_spaces": 12},
+    {"starting_money": "will-shared", "board_spaces": 12},
 )
 JSON_EVERY = 25  # decisions between JSON round trips
 ILLEGAL_EVERY = 12  # decisions between illegal-action probes
@@ -140,15 +157,18 @@ def check_results(s: GameState, start_money: list[int]) -> dict:
 # The playout
 
 
-def play_checked_game(n: int, game: int) -> int:
-    """Play one seeded random game with every check; return its number of decisions."""
-    options = OPTION_SETS[game % len(OPTION_SETS)]
+def play_checked_game(n: int, game: int, policy: str = "random") -> dict:
+    """Play one seeded game with every check, its actions chosen by `policy` (random, bots or
+    debt); return its number of decisions, rounds and whether it ended in debt."""
+    sets = OPTION_SETS if policy == "random" else DEBT_OPTION_SETS
+    options = sets[game % len(sets)]
     config = make_config(n, **options)
-    seed = 7919 * game + n
-    rnd = random.Random(f"{n}-{game}")
+    seed = 7919 * game + n + POLICY_SEED[policy]
+    rnd = random.Random(f"{n}-{game}" if policy == "random" else f"{policy}-{n}-{game}")
+    choose = choosers(policy, n, game, random.Random(f"choose-{policy}-{n}-{game}"))
     s = new_game(config, seed)
     start_money = s.money[:]
-    where = f"{n}p game {game} seed {seed} options {options}"
+    where = f"{n}p game {game} seed {seed} options {options} policy {policy}"
     assert new_game(config, seed) == s, f"{where}: new_game is not deterministic"
     check_card_places(s, where)
     ledger_len = 0
@@ -177,7 +197,7 @@ def play_checked_game(n: int, game: int) -> int:
             apply_action(c, a)  # every legal action applies
             if steps % JSON_EVERY == 0:
                 check_card_places(c, f"{where} step {steps} after {describe_action(a)}")
-        a = rnd.choice(legal)
+        a = rnd.choice(legal) if policy == "random" else choose[s.cur](s, legal)
         apply_action(s, a)
         if follower is not None:
             apply_action(follower, a)
@@ -216,21 +236,48 @@ def play_checked_game(n: int, game: int) -> int:
     assert r == s, f"{where}: replay of the same seed and actions differs"
     if follower is not None:
         assert follower == s, f"{where}: a JSON-restored state did not continue identically"
-    return steps
+    r = results(s)
+    return {
+        "decisions": steps,
+        "rounds": r["rounds"],
+        "debt": any(m < 0 for m in r["money"]),
+        "bankrupt": any(r["bankrupt"]),
+    }
 
 
-def run_playouts(n: int, games: int) -> int:
-    most = 0
-    for game in range(games):
-        most = max(most, play_checked_game(n, game))
-    print(f"{n} players: {games} games, at most {most} decisions per game")
+def run_playouts(n: int, games: int, policy: str = "random") -> list[dict]:
+    outcomes = [play_checked_game(n, game, policy) for game in range(games)]
+    most = max(o["decisions"] for o in outcomes)
+    print(f"{n} players, {policy}: {games} games, at most {most} decisions per game")
     assert most <= MAX_DECISIONS_PER_GAME
-    return most
+    return outcomes
 
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
 def test_random_playouts(n):
     run_playouts(n, DEFAULT_GAMES)
+
+
+# Floors on the games that reach §5/§7/§8's debt branch, out of 4 x POLICY_GAMES = 200 per
+# policy. The games are seeded, so the counts are fixed for a given engine and bots; the floors
+# leave room for rule or bot changes (the counts measured are in the README).
+DEBT_FLOORS = {"bots": (120, 40), "debt": (120, 40)}  # (in debt or early, early)
+
+
+@pytest.mark.parametrize("policy", ["bots", "debt"])
+def test_playouts_that_reach_debt_and_early_bankruptcy(policy):
+    outcomes = [o for n in PLAYER_COUNTS for o in run_playouts(n, POLICY_GAMES, policy)]
+    debt = sum(o["debt"] for o in outcomes)
+    early = sum(o["rounds"] < NUM_ROUNDS for o in outcomes)
+    either = sum(o["debt"] or o["rounds"] < NUM_ROUNDS for o in outcomes)
+    print(
+        f"{policy}: {len(outcomes)} games with every invariant check; {debt} ended in debt, "
+        f"{early} before round {NUM_ROUNDS}, {either} either"
+    )
+    floor_either, floor_early = DEBT_FLOORS[policy]
+    assert either >= floor_either, (either, floor_either)
+    assert early >= floor_early, (early, floor_early)
+    assert all(o["bankrupt"] for o in outcomes if o["rounds"] < NUM_ROUNDS)
 
 
 @pytest.mark.slow

@@ -1,7 +1,7 @@
 """The PettingZoo AEC env (`lastwill_env.env`) and the encoding (`lastwill_env.encoding`).
 
 PettingZoo's own `api_test` / `seed_test`, exact masks over random playouts, the action table
-round trip, observation shape/dtype/bounds, hidden-information invariance (RULES.md §10),
+round trip, observation shape/dtype/bounds, hidden-information invariance (docs/RULES.md §10),
 rewards, illegal actions, rendering and the registry.
 """
 

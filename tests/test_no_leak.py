@@ -1,4 +1,4 @@
-"""Hidden information (RULES.md §10): a view must never leak a hidden card.
+"""Hidden information (docs/RULES.md §10): a view must never leak a hidden card.
 
 Unknown to a seat: the deck orders, the other hands, the face-down starting discards and the
 generator state. So changing any of them must leave `player_view(s, seat)` unchanged, and also
@@ -37,7 +37,7 @@ def _fresh(s: GameState) -> GameState:
 
 def _hidden_in_hand(s: GameState, p: int) -> list[int]:
     """Indices of seat p's hand cards nobody else saw: not kept-so-far (keep phase) and not
-    taken face up from the offer board (`GameState.known`, public by RULES.md §10)."""
+    taken face up from the offer board (`GameState.known`, public by docs/RULES.md §10)."""
     kept = s.keep_sel if p == s.cur else ()
     return [i for i, c in enumerate(s.hands[p]) if c not in kept and c not in s.known[p]]
 

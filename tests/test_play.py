@@ -205,3 +205,53 @@ def test_cli_play_errors(tmp_path, args, message):
     res = runner.invoke(app, ["play", *argv, "--out", str(tmp_path / "o.json")], input="quit\n")
     assert res.exit_code == 2, res.output
     assert message in res.stderr and "Traceback" not in res.output
+
+
+# ---------------------------------------------------------------------------------------------
+# The prompt: card text, `card NAME`, pass last, forced moves
+
+
+def test_parse_card_command():
+    assert parse_choice("card Farm_3", 4) == ("card", "Farm_3")
+    assert parse_choice("CARD  farm 3 ", 4) == ("card", "farm 3")
+    kind, text = parse_choice("card", 4)
+    assert kind == "error" and "card NAME" in text
+
+
+def test_choices_show_card_text_and_pass_last():
+    from agents.play import choice_label, choices_text, ordered_choices
+    from lastwill_env.engine import PASS, encode
+
+    legal = [PASS, encode("play", NAMES.index("Farm_3")), encode("play", NAMES.index("Tailor"))]
+    shown = ordered_choices(legal)
+    assert shown[-1] == PASS and shown[:2] == legal[1:]
+    text = choices_text(shown)
+    lines = text.splitlines()
+    assert lines[0].strip().startswith("1) play Farm_3  [farm, buy £8 + farm modifier")
+    assert lines[-1].strip() == "3) pass"
+    assert "£3 more on theatre events" in choice_label(legal[2])
+
+
+def test_run_offers_pass_last_notes_forced_moves_and_answers_card(tmp_path):
+    game = _game(seed=6, seat=0)
+    out = io.StringIO()
+    script = "card Tailor\ncard nosuch\n" + _ones()
+    outcome = run(game, io.StringIO(script), out)
+    text = out.getvalue()
+    assert outcome.finished
+    assert "Tailor: helper, play 1 action; privilege: £3 more on theatre events" in text
+    assert "no card named 'nosuch'" in text
+    assert "your cards:" in text and "[" in text
+    assert "(the only choice)" in text  # forced moves are applied with a note
+    # no prompt for a single choice, and pass is always the last numbered choice
+    blocks = text.split("Your choices (")[1:]
+    assert blocks and not any(b.startswith("1)") for b in blocks)
+    for b in blocks:
+        menu = b.split("choose 1-")[0]
+        names = re.findall(r"^\s+\d+\) (.*)$", menu, re.M)
+        assert names
+        if "pass" in names:
+            assert names[-1] == "pass", names
+    # the human never chose pass (always 1 = the first non-pass choice) unless forced
+    human = [ln for ln in text.splitlines() if ln.startswith("  you (P0 human): pass")]
+    assert all(ln.endswith("(the only choice)") for ln in human)

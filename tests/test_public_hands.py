@@ -1,4 +1,4 @@
-"""RULES.md §10: the offer board is public, so which offer card went into which hand is public.
+"""docs/RULES.md §10: the offer board is public, so which offer card went into which hand is public.
 
 `GameState.known` records, per seat, the cards it took face up and still holds; the view shows
 them to every seat (`PlayerView.known_hands`), the observation encodes them (`known_hand{r}`),

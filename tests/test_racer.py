@@ -380,7 +380,7 @@ def test_discards_properties_and_property_helpers_first():
     assert sorted(CATALOGUE.cards[c].name for c in s.hands[0]) == ["Ball_2", "Reservation_1"]
 
 
-# -- use options (RULES.md §4.4) ----------------------------------------------------------------
+# -- use options (docs/RULES.md §4.4) ---------------------------------------------------------
 
 
 def test_use_option_spends_the_most_it_can_pay():

@@ -130,7 +130,7 @@ def test_round_starts(row):
 
 def test_constructed_seat_view_hides_other_hands():
     s = turn_state(3, seat=0, hand=["Farm_3", "Dinner_2"], seed=2)
-    s.known = [[], [], []]  # nobody took these cards face up from the offer (RULES.md §10)
+    s.known = [[], [], []]  # nobody took these cards face up from the offer (docs/RULES.md §10)
     set_hand(s, 1, ["ManorHouse_2", "Soiree_1"])
     set_hand(s, 2, ["Mansion_3", "BoatTrip_4", "Tailor"])
     names = ["P0 a", "P1 b", "P2 c"]
@@ -146,7 +146,7 @@ def test_constructed_seat_view_hides_other_hands():
 
 
 def test_seat_view_shows_offer_cards_taken_into_other_hands():
-    """RULES.md §10: the offer board is public, so a card another seat took from it is shown
+    """docs/RULES.md §10: the offer board is public, so a card another seat took from it is shown
     in that seat's hand; the rest of that hand stays hidden."""
     s = turn_state(3, seat=0, hand=["Farm_3"], seed=2)
     s.known = [[], [], []]

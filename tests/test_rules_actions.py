@@ -1,7 +1,8 @@
-"""Scenario tests of the action phase, RULES.md §4.4 (with the §5 spending limit and §9 rulings).
+"""Scenario tests of the action phase, docs/RULES.md §4.4 (with the §5 spending limit and §9
+rulings).
 
 Positions are built with `builders.turn_state`; every test asserts exact money, actions,
-legal sets, card places, tokens, value steps or ledger entries. Numbers are from CARDS.md §5.
+legal sets, card places, tokens, value steps or ledger entries. Numbers are from docs/CARDS.md §5.
 """
 
 import pytest
@@ -41,7 +42,7 @@ def test_event_costs_one_action_and_spends_printed_money():
 
 
 def test_boat_trip_costs_two_actions():
-    """CARDS.md §5.2: every event costs 1 action, boat trips 2. BoatTrip_4: 2 actions, £5."""
+    """docs/CARDS.md §5.2: every event costs 1 action, boat trips 2. BoatTrip_4: 2 actions, £5."""
     s = st(hand=["BoatTrip_4"], actions=1)
     assert legal_names(s) == ["pass"]
     s = st(hand=["BoatTrip_4"], money=20, actions=2)
@@ -81,7 +82,7 @@ def test_event_addon_can_be_skipped():
 
 
 def test_dinner_8_takes_two_guests():
-    """CARDS.md §5.2 Dinner_8: guest +2, second guest +2 → £6 with two guest cards."""
+    """docs/CARDS.md §5.2 Dinner_8: guest +2, second guest +2 → £6 with two guest cards."""
     s = st(hand=["Dinner_8", "Guest_1", "Guest_2"], money=20)
     do(s, "play Dinner_8")
     do(s, "addon_card")
@@ -126,7 +127,7 @@ def test_event_unaffordable_with_property_is_not_legal():
     [("Ball_1", 4, 10), ("Ball_1", 5, 13), ("Ball_2", 7, 22), ("Ball_2", 4, 8), ("Ball_3", 6, 17)],
 )
 def test_ball_table_invest_actions_spend_exact_amount(card, invest, spent):
-    """§4.4 "Ball cards let the player invest more actions to spend more" (CARDS.md §5.3)."""
+    """§4.4 "Ball cards let the player invest more actions to spend more" (docs/CARDS.md §5.3)."""
     s = st(hand=[card], money=50, actions=7)
     do(s, f"play {card}")
     assert s.phase == G.BALL_PHASE
@@ -175,7 +176,7 @@ def test_cards_costing_more_actions_than_left_are_not_legal():
     "card", ["GentlemensClub_1", "GentlemensClub_2", "Coachman_2", "EstateAgent_S1", "Steward_S1"]
 )
 def test_black_border_cards_costing_two_actions(card):
-    """CARDS.md §6: playing to the board costs 1 action (2 for GentlemensClub, Coachman_2,
+    """docs/CARDS.md §6: playing to the board costs 1 action (2 for GentlemensClub, Coachman_2,
     EstateAgent_S1, Steward_S1)."""
     s = st(hand=[card], actions=1)
     assert legal_names(s) == ["pass"]
@@ -284,7 +285,7 @@ def test_placed_card_used_at_most_once_per_round():
     ],
 )
 def test_expense_enjoy_actions_and_money(card, acts, spent):
-    """§4.4 "Expense: use it to spend its money"; CARDS.md §5.4 actions per enjoy."""
+    """§4.4 "Expense: use it to spend its money"; docs/CARDS.md §5.4 actions per enjoy."""
     s = st(board=[card], money=20, actions=1)
     do(s, f"use {card}")
     assert s.money[0] == 20 - spent
@@ -518,7 +519,7 @@ def test_unmaintained_house_depreciates_at_round_end():
     ],
 )
 def test_training_ground_amounts(card, amount):
-    """CARDS.md §5.4 with §9: TrainingGround_1 counts horses; using one costs 1 action.
+    """docs/CARDS.md §5.4 with §9: TrainingGround_1 counts horses; using one costs 1 action.
     Farms: Farm_1 (2 horses), Farm_7 (2 dogs), Farm_3 (none)."""
     s = st(
         board=["Farm_1", "Farm_7", "Farm_3", card],

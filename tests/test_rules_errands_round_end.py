@@ -1,4 +1,4 @@
-"""Scenario tests, one per rule: RULES.md §4.3 (errands), §5 (spending, debt, bankruptcy),
+"""Scenario tests, one per rule: docs/RULES.md §4.3 (errands), §5 (spending, debt, bankruptcy),
 §6 (end of round), §7 (end of game), §8 (winner) and the §9 rulings on errands, depreciation,
 the market and final valuation.
 
@@ -248,7 +248,7 @@ def test_s4_3_opera_spends_two():
 
 
 def test_s4_3_opera_with_tailor_spends_five():
-    """CARDS.md: "Opera errand £2 (+£3 Tailor)"."""
+    """docs/CARDS.md: "Opera errand £2 (+£3 Tailor)"."""
     s = _to_errands(4, [0, 1, 2, 3])
     seat = s.cur
     put_on_board(s, seat, ["Tailor"])

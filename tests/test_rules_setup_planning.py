@@ -1,4 +1,4 @@
-"""Scenario tests, one per rule: RULES.md §3 (setup), §4.1 (preparation), §4.2 (planning)
+"""Scenario tests, one per rule: docs/RULES.md §3 (setup), §4.1 (preparation), §4.2 (planning)
 and the §9 rulings `starting_money` and `board_spaces`.
 
 Each test quotes the rule line it checks and asserts exact legal sets, card places and money.
@@ -445,7 +445,7 @@ def test_s4_2_draw_with_no_card_anywhere_is_skipped():
 
 
 def test_s4_2_school_chum_3_optional_extra_companions():
-    """CARDS.md SchoolChum_3: "When drawing plan cards, may draw up to 3 extra companion cards"
+    """docs/CARDS.md SchoolChum_3: "When drawing plan cards, may draw up to 3 extra companion cards"
     (optional, decided before any card is seen; pass stops)."""
     s = _after_keep(4, seed=0)
     seat = s.cur
@@ -481,7 +481,7 @@ def test_s4_2_school_chum_3_stops_after_three():
 
 
 def test_s4_2_school_chum_4_optional_extra_events_after_companions():
-    """CARDS.md SchoolChum_4: "may draw up to 3 extra event cards" (pass to stop)."""
+    """docs/CARDS.md SchoolChum_4: "may draw up to 3 extra event cards" (pass to stop)."""
     s = _after_keep(4, seed=0)
     seat = s.cur
     put_on_board(s, seat, ["SchoolChum_3", "SchoolChum_4"])
@@ -500,7 +500,7 @@ def test_s4_2_school_chum_4_optional_extra_events_after_companions():
 
 
 def test_s4_2_school_chum_s_two_extra_cards():
-    """CARDS.md SchoolChum_S: "Draw 2 extra cards when you draw plan cards" (any decks)."""
+    """docs/CARDS.md SchoolChum_S: "Draw 2 extra cards when you draw plan cards" (any decks)."""
     s = _after_keep(4, seed=0)
     seat = s.cur
     put_on_board(s, seat, ["SchoolChum_S"])

@@ -70,6 +70,13 @@ def test_ratings_one_spec_always_wins_anchor_at_zero():
     assert r["strong"]["games"] == 60
 
 
+def test_ratings_anchor_by_display_name():
+    rows = [_row(g, ["strong", "random@R"], 0) for g in range(10)]
+    out = openskill_ratings(rows, anchor="R")
+    assert out["anchor"] == "random@R"
+    assert out["ratings"]["random@R"]["ordinal"] == pytest.approx(0.0, abs=1e-9)
+
+
 def test_ratings_without_anchor_are_unshifted():
     out = openskill_ratings(_always_wins_log(), anchor="nobody")
     assert out["anchor"] is None and out["shift"] == 0.0
@@ -104,3 +111,152 @@ def test_plot_writes_png(tmp_path):
     path = tmp_path / "w.png"
     plot_win_rates(summarize(_always_wins_log(12)), str(path))
     assert path.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+# --- paired comparisons ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("b", "c", "p"),
+    [(0, 0, 1.0), (3, 3, 1.0), (0, 5, 0.0625), (9, 1, 22 / 1024), (1, 9, 22 / 1024)],
+)
+def test_mcnemar_exact_known_values(b, c, p):
+    from agents.stats import mcnemar_exact
+
+    assert mcnemar_exact(b, c) == pytest.approx(p)
+
+
+def test_mcnemar_rejects_negative_counts():
+    from agents.stats import mcnemar_exact
+
+    with pytest.raises(ValueError, match="non-negative"):
+        mcnemar_exact(-1, 2)
+
+
+def _duel_log(deals, a_sweeps, b_sweeps):
+    """Two-player log: two games per deal (a first, then b first). The first `a_sweeps` deals
+    are won twice by a, the next `b_sweeps` twice by b, the rest by the first seat."""
+    rows = []
+    for d in range(deals):
+        for si, seating in enumerate((["a", "b"], ["b", "a"])):
+            if d < a_sweeps:
+                winner = seating.index("a")
+            elif d < a_sweeps + b_sweeps:
+                winner = seating.index("b")
+            else:
+                winner = 0
+            row = _row(2 * d + si, seating, winner)
+            row.update(deal=d, deal_seed=1000 + d)
+            rows.append(row)
+    return rows
+
+
+def test_paired_comparison_two_players_bootstrap_and_mcnemar():
+    from agents.stats import paired_comparison
+
+    rows = _duel_log(40, a_sweeps=14, b_sweeps=2)
+    out = paired_comparison(rows, "a", "b", seed=3)
+    assert out["deals"] == 40 and out["games"] == 80
+    # a wins 14*2 + 24*1 = 52 of 80 games: 65% against 35%
+    assert out["a_value"] == pytest.approx(0.65) and out["b_value"] == pytest.approx(0.35)
+    assert out["diff"] == pytest.approx(0.30)
+    assert 0 < out["ci_lo"] < 0.30 < out["ci_hi"] < 0.6
+    assert out["better"] == "a"
+    assert out["mcnemar"]["a_only"] == 14 and out["mcnemar"]["b_only"] == 2
+    assert out["mcnemar"]["p"] == pytest.approx(2 * (1 + 16 + 120) / 2**16)
+    assert out["verdict"].startswith("a is better than b on the same deals")
+    assert "McNemar exact p" in out["verdict"]
+    assert paired_comparison(rows, "a", "b", seed=3) == out  # seeded: reproducible
+    flipped = paired_comparison(rows, "b", "a", seed=3)
+    assert flipped["diff"] == pytest.approx(-0.30) and flipped["better"] == "a"
+
+
+def test_paired_comparison_without_a_difference_says_so():
+    from agents.stats import paired_comparison
+
+    out = paired_comparison(_duel_log(30, a_sweeps=3, b_sweeps=3), "a", "b")
+    assert out["diff"] == pytest.approx(0.0)
+    assert out["ci_lo"] < 0 < out["ci_hi"] and out["better"] is None
+    assert out["verdict"].startswith("no clear difference between a and b")
+    assert out["mcnemar"]["p"] == 1.0
+
+
+def test_paired_comparison_mean_rank_lower_is_better():
+    from agents.stats import paired_comparison
+
+    out = paired_comparison(_always_wins_log(60), "strong", "weak", metric="mean_rank")
+    assert out["diff"] < 0 and out["ci_hi"] < 0
+    assert out["better"] == "strong"
+    assert out["mcnemar"] is None  # three-player tables: no McNemar pairs
+
+
+def test_paired_comparison_of_two_logs_pairs_games_by_index():
+    from agents.stats import paired_comparison
+
+    log_a = [dict(_row(g, ["x", "opp"], 0), deal_seed=g // 2) for g in range(20)]
+    log_b = [dict(_row(g, ["y", "opp"], 0 if g < 6 else 1), deal_seed=g // 2) for g in range(20)]
+    out = paired_comparison(log_a, "x", "y", rows_b=log_b)
+    assert out["games"] == 20 and out["deals"] == 10
+    assert out["a_value"] == 1.0 and out["b_value"] == pytest.approx(0.3)
+    assert out["mcnemar"] == {"a_only": 14, "b_only": 0, "p": pytest.approx(2 / 2**14)}
+    assert out["better"] == "x"
+    log_b[3]["deal_seed"] = 99  # a different deal is never paired
+    assert paired_comparison(log_a, "x", "y", rows_b=log_b)["games"] == 19
+
+
+def test_paired_comparison_rejects_bad_requests():
+    from agents.stats import paired_comparison
+
+    rows = _duel_log(4, 1, 1)
+    with pytest.raises(ValueError, match="metric"):
+        paired_comparison(rows, "a", "b", metric="elo")
+    with pytest.raises(ValueError, match="itself"):
+        paired_comparison(rows, "a", "a")
+    out = paired_comparison(rows, "a", "nobody")
+    assert out["diff"] is None and "no games" in out["verdict"]
+
+
+def test_paired_comparisons_cover_every_pair_once():
+    from agents.stats import paired_comparisons
+
+    pairs = paired_comparisons(_always_wins_log(30))
+    assert [(p["a"], p["b"]) for p in pairs] == [
+        ("strong", "random"),
+        ("strong", "weak"),
+        ("random", "weak"),
+    ]
+
+
+# --- DataFrames -----------------------------------------------------------------------------
+
+
+def test_to_frame_game_rows_one_row_per_seat_game():
+    pd = pytest.importorskip("pandas")
+    from agents.stats import to_frame
+
+    rows = _always_wins_log(6)
+    rows[1]["seating"] = ["strong@S", "random", "weak"]  # a display name
+    rows.append(_row(6, ["weak", "strong", "random"], None, error={"seat": 0, "message": "boom"}))
+    df = to_frame(rows)
+    assert isinstance(df, pd.DataFrame)
+    assert len(df) == 7 * 3
+    assert list(df.columns[:6]) == ["game", "deal", "deal_seed", "num_players", "seat", "spec"]
+    first = df[df.game == 0]
+    assert first.won.tolist() == [True, False, False]
+    assert first["rank"].tolist() == [1, 2, 3]
+    assert first.money.isna().all()  # these rows carry no money
+    assert df[df.game == 0].spec.tolist() == ["strong@S", "random", "weak"]
+    assert df[df.game == 0].name.tolist() == ["S", "random", "weak"]
+    err = df[df.game == 6]
+    assert err.error.tolist() == ["boom"] * 3 and err.won.isna().all()
+    wins = df[df.won.fillna(False)].groupby("name").size().to_dict()
+    assert wins == {"S": 1, "strong": 5}
+
+
+def test_to_frame_summaries_one_row_each():
+    pytest.importorskip("pandas")
+    from agents.stats import to_frame
+
+    df = to_frame(summarize(_always_wins_log(9)))
+    assert df.spec.tolist() == ["strong", "random", "weak"]
+    assert df.set_index("spec").loc["strong", "wins"] == 9

@@ -46,6 +46,9 @@ TINY = dict(
     eval_bots=["greedy", "planner"],
     bots=["greedy", "random"],
     shaping=1.0,
+    bc_teacher="greedy",
+    bc_games=2,
+    bc_epochs=1,
     progress=False,
 )
 
@@ -97,6 +100,77 @@ def test_tiny_run_writes_eval_scalars_and_checkpoints(tiny_run: Path) -> None:
     assert [s.step for s in pool.snapshots] == [512, 1024]  # at rollout ends (512 steps)
     state = json.loads((tiny_run / "state.json").read_text())
     assert state["step"] == 1024 and len(state["evals"]) == 2
+
+
+def test_tiny_run_tensorboard_layout_settings_and_warm_start(tiny_run: Path) -> None:
+    """The layout written by a real run draws exactly the right tags of that run; the settings
+    are in HParams and Text; the warm start's fit is in scalars at step 0."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from training import tblog
+
+    tags = _scalars(tiny_run)
+    (event_dir,) = sorted((tiny_run / "tb").iterdir())
+    charts = {t: c for cat in tblog.read_layout(str(event_dir)).values() for t, c in cat.items()}
+    drawn = {title: tblog.chart_matches(kind, x, set(tags)) for title, (kind, x) in charts.items()}
+    bots = ("greedy", "planner")
+    assert drawn["win rate vs bots (4 players)"] == {f"eval/vs_{b}/win_rate" for b in bots} | {
+        "eval/chance"
+    }
+    assert drawn["mean rank vs bots (4 players)"] == {f"eval/vs_{b}/mean_rank" for b in bots} | {
+        "eval/chance_mean_rank"
+    }
+    for b in bots:
+        base = f"eval/vs_{b}/win_rate"
+        assert drawn[f"win rate vs {b} with 95% interval (4 players)"] == {
+            base,
+            base + "_lo",
+            base + "_hi",
+        }
+    assert drawn["OpenSkill ordinal (anchor: random = 0)"] == {"rating/openskill_ordinal"}
+    assert all(v == 0.25 for _, v in tags["eval/chance"])
+    state = json.loads((tiny_run / "state.json").read_text())
+    assert [s for s, _ in tags["bc/accuracy"]] == [0]
+    assert tags["bc/accuracy"][0][1] == pytest.approx(state["bc"]["bc_accuracy"])
+    acc = EventAccumulator(str(event_dir), size_guidance={"tensors": 0})
+    acc.Reload()
+    assert "_hparams_/session_start_info" in acc.PluginTagToContent("hparams")
+    assert acc.Tensors("run/settings/text_summary")
+
+
+def test_evaluation_per_player_count(tiny_run: Path, tmp_path: Path) -> None:
+    """With several eval_num_players, the evaluation reports each count and its tags are
+    eval/<n>p/...; the layout for those counts draws exactly them."""
+    from training import tblog
+    from training.train import evaluate
+
+    cfg = TrainConfig(
+        run_dir=str(tmp_path), **{**TINY, "eval_games": 2, "eval_num_players": [2, 3]}
+    )
+    out = tmp_path / "e.jsonl"
+    res = evaluate(tiny_run / "checkpoints/step_1024.zip", cfg, 1024, out)
+    assert sorted(res["by_players"]) == ["2", "3"]
+    assert res["vs"] == res["by_players"]["2"]["vs"]
+    assert sorted(res["by_players"]["3"]["vs"]) == ["greedy", "planner"]
+    assert res["by_players"]["3"]["vs"]["greedy"]["games"] == 3
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert rows[0]["type"] == "header" and {r["num_players"] for r in rows[1:]} == {2, 3}
+    tags = set(tblog.eval_scalars(res, [2, 3]))
+    assert {
+        "eval/2p/vs_greedy/win_rate",
+        "eval/3p/vs_planner/win_rate_hi",
+        "eval/3p/chance",
+    } <= tags
+    assert "eval/vs_greedy/win_rate" not in tags
+    layout = tblog.layout(cfg.eval_bots, [2, 3])
+    chart = layout["eval 3p"]["win rate vs bots (3 players)"]
+    assert tblog.chart_matches(*chart, tags) == {
+        "eval/3p/vs_greedy/win_rate",
+        "eval/3p/vs_planner/win_rate",
+        "eval/3p/chance",
+    }
+    again = evaluate(tiny_run / "checkpoints/step_1024.zip", cfg, 1024, out)  # replaces the log
+    assert again["by_players"] == res["by_players"]
 
 
 def test_resume_continues_steps_pool_and_tensorboard(tiny_run: Path, tmp_path: Path) -> None:
@@ -154,6 +228,31 @@ def test_numpy_policy_matches_the_torch_policy(tiny_run: Path) -> None:
     # and the .zip path (via sb3-contrib) gives the same network
     conv = NumpyPolicy.from_sb3(model)
     assert np.allclose(conv.logits(obs[0]), npol.logits(obs[0]), atol=1e-6)
+
+
+def test_numpy_critic_matches_the_torch_value(tiny_run: Path, tmp_path: Path) -> None:
+    """The .npz carries the critic: its value is SB3's predict_values; an older actor-only
+    .npz gets the critic from the .zip beside it when asked for (need_value)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO.load(str(tiny_run / "best.zip"), device="cpu")
+    npol = NumpyPolicy.load_npz(tiny_run / "best.npz")
+    assert npol.has_value
+    obs = np.random.default_rng(1).uniform(-1, 1, size=(6, OBS_SIZE)).astype(np.float32)
+    with torch.no_grad():
+        want = model.policy.predict_values(torch.as_tensor(obs)).numpy()[:, 0]
+    for i in range(6):
+        assert npol.value(obs[i]) == pytest.approx(float(want[i]), abs=1e-4)
+    for suffix in (".zip", ".json"):
+        shutil.copyfile(tiny_run / ("best" + suffix), tmp_path / ("old" + suffix))
+    old_meta = json.loads((tmp_path / "old.json").read_text())
+    old_meta.pop("files")  # an older checkpoint: its sidecar records no digests
+    (tmp_path / "old.json").write_text(json.dumps(old_meta))
+    NumpyPolicy(npol.weights, npol.biases, npol.activation).save_npz(tmp_path / "old.npz")
+    assert not load_policy(tmp_path / "old.npz")[0].has_value
+    full, _ = load_policy(tmp_path / "old.npz", need_value=True)
+    assert full.value(obs[0]) == pytest.approx(float(want[0]), abs=1e-4)
 
 
 def test_mismatched_checkpoint_is_refused_with_a_clear_error(tiny_run: Path, tmp_path) -> None:

@@ -145,7 +145,9 @@ def _model_class():
             entropy = -(torch.where(masks, legal_logp.exp(), 0.0) * legal_logp).sum(-1)
             return values, logp, entropy
 
-        def actor_numpy(self) -> NumpyPolicy:
+        def actor_numpy(self, critic: bool = False) -> NumpyPolicy:
+            """The actor as dense numpy weights; with ``critic``, the critic too (written to
+            checkpoints, where ``NumpyPolicy.evaluate`` gives the value estimate)."""
             w0 = self.first.weight[:, : self.h0].detach().cpu().numpy().T.copy()
             ws, bs = _dense(self.pi_rest)
             ws = [w0, *ws, self.action_net.weight.detach().cpu().numpy().copy()]
@@ -154,7 +156,17 @@ def _model_class():
                 *bs,
                 self.action_net.bias.detach().cpu().numpy().copy(),
             ]
-            return NumpyPolicy(ws, bs, self.activation)
+            if not critic:
+                return NumpyPolicy(ws, bs, self.activation)
+            v0 = self.first.weight[:, self.h0 :].detach().cpu().numpy().T.copy()
+            vws, vbs = _dense(self.vf_rest)
+            vws = [v0, *vws, self.value_net.weight.detach().cpu().numpy().copy()]
+            vbs = [
+                self.vf_bias.detach().cpu().numpy().copy(),
+                *vbs,
+                self.value_net.bias.detach().cpu().numpy().copy(),
+            ]
+            return NumpyPolicy(ws, bs, self.activation, vws, vbs)
 
         def load_actor_numpy(self, policy: NumpyPolicy) -> None:
             """Set the actor from dense weights (a warm start, or the target of `exploit`)."""
@@ -209,7 +221,7 @@ def sparse_batch(rows: list[tuple[np.ndarray, np.ndarray]]):
 
 
 def sparse_obs(state, seat: int, buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The seat's observation (RULES.md §10, `encode_state`) as (indices, values)."""
+    """The seat's observation (docs/RULES.md §10, `encode_state`) as (indices, values)."""
     encode_state(state, seat, buf)
     idx = np.flatnonzero(buf)
     return idx, buf[idx]
@@ -271,7 +283,7 @@ def trajectory_rewards(
 
 
 def potential(state, seat: int) -> float:
-    """phi = (mean total of the other players - own total) / 100 (RULES.md §8 totals)."""
+    """phi = (mean total of the other players - own total) / 100 (docs/RULES.md §8 totals)."""
     if state.phase == GAME_OVER:
         return 0.0
     totals = [state.money[p] + property_value(state, p) for p in range(state.n)]

@@ -3,161 +3,114 @@ evaluation, checkpoints and resume, with the same run directory, checkpoint file
 tags and `state.json` schedule as the single-seat SB3 path (`training.train`).
 
 A checkpoint is `step_N.npz` (the actor as dense arrays, what `ppo:PATH` plays) with its JSON
-sidecar `step_N.json` and `step_N.pt` (actor, critic and optimiser state, what `--resume` needs).
+sidecar `step_N.json` and `step_N.pt` (actor, critic and optimiser state, what `--resume` needs),
+saved, verified and promoted to `best.*` as one unit by `training.checkpoint`; the run
+directory is checked and read by `training.rundir`, as in the single-seat path.
 """
 
 from __future__ import annotations
 
-import json
 import os
-import shutil
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from agents.policy import (
-    CheckpointError,
-    NumpyPolicy,
-    check_compatible,
-    env_signature,
-    read_sidecar,
-)
+from agents.policy import CheckpointError, NumpyPolicy
+from agents.safeio import write_json
 
+from . import checkpoint as ckpt_io
+from . import tblog
 from .allseat import Rollout, build_model, flatten, make_optimizer, ppo_update
 from .config import TrainConfig
 from .pool import PoolRegistry, SnapshotInfo
+from .progress import TrainProgress
+from .rundir import (
+    TrainError,
+    check_new_run,
+    load_pool,
+    load_state,
+    new_state,
+    resume_checkpoint,
+    write_state,
+)
+from .rundir import rel as _rel
 
 SUFFIXES = (".npz", ".json", ".pt")
 
 
 def _atomic_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    tmp.replace(path)
-
-
-def _rel(path: Path, run: Path) -> str:
-    return str(path.relative_to(run))
+    write_json(path, data)
 
 
 def save_checkpoint(model, optimizer, path: Path, cfg: TrainConfig, step: int, extra=None):
-    """`path` (.npz) + `.pt` learner state + `.json` sidecar; the sidecar is renamed last, so
-    a checkpoint whose sidecar exists is whole."""
+    """`path` (.npz) + `.pt` learner state + `.json` sidecar, as one unit
+    (`training.checkpoint.save_checkpoint`: the sidecar with the digests is written last)."""
     import torch
 
     path = path.with_suffix(".npz")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    pt_tmp = path.with_name(path.stem + ".tmp.pt")
-    torch.save(
-        {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step}, pt_tmp
+    actor = model.actor_numpy(critic=True)  # the critic too: the viewer's value estimate
+    learner = {"model": model.state_dict(), "optimizer": optimizer.state_dict(), "step": step}
+    meta = ckpt_io.checkpoint_meta(
+        step, cfg.seed, cfg.to_dict(), learner="all_seat", **(extra or {})
     )
-    model.actor_numpy().save_npz(path)
-    pt_tmp.replace(path.with_suffix(".pt"))
-    meta = {
-        **env_signature(),
-        "step": step,
-        "seed": cfg.seed,
-        "learner": "all_seat",
-        "config": cfg.to_dict(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        **(extra or {}),
-    }
-    _atomic_json(path.with_suffix(".json"), meta)
+    ckpt_io.save_checkpoint(
+        path, meta, {".npz": actor.write_npz, ".pt": lambda tmp: torch.save(learner, tmp)}
+    )
     return path
 
 
 def copy_checkpoint(src: Path, dst: Path) -> None:
-    """Copy a checkpoint's files; the sidecar goes last."""
-    for suffix in (".npz", ".pt", ".json"):
-        s = src.with_suffix(suffix)
-        if s.exists():
-            tmp = dst.with_name(dst.stem + ".tmp" + suffix)
-            shutil.copyfile(s, tmp)
-            tmp.replace(dst.with_suffix(suffix))
+    """Copy a checkpoint as one unit (`training.checkpoint.promote_best`)."""
+    ckpt_io.promote_best(src, dst)
 
 
-def _layout(cfg: TrainConfig) -> dict[str, Any]:
-    bots = list(cfg.eval_bots)
-    counts = cfg.eval_counts()
-    if len(counts) > 1:
-        return {
-            "eval": {
-                f"{n}p win rate vs bots": [
-                    "Multiline",
-                    [f"eval/{n}p/vs_{b}/win_rate$" for b in bots],
-                ]
-                for n in counts
-            }
-        }
-    return {
-        "eval": {
-            "win rate vs bots": ["Multiline", [f"eval/vs_{b}/win_rate$" for b in bots]],
-            "mean rank vs bots": ["Multiline", [f"eval/vs_{b}/mean_rank$" for b in bots]],
-            "win rate with 95% interval": [
-                "Margin",
-                [
-                    f"eval/vs_{bots[0]}/win_rate",
-                    f"eval/vs_{bots[0]}/win_rate_lo",
-                    f"eval/vs_{bots[0]}/win_rate_hi",
-                ],
-            ],
-        }
-    }
+def train_all_seat(
+    cfg: TrainConfig, resume: bool = False, notify: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Run (or with `resume` continue) an all-seat run in `cfg.run_dir`; returns state.json.
+    The run directory and, on resume, its state, pool and checkpoint are checked first."""
+    run = Path(cfg.run_dir)
+    say = notify or (lambda text: print(text, file=sys.stderr))
+    if resume:
+        state = load_state(run)
+        ckpt = resume_checkpoint(run, state, learner_suffix=".pt")
+        registry = load_pool(run, state, cfg.snapshot_window)
+        try:
+            fixed = ckpt_io.repair_best(run, state.get("best"))
+        except CheckpointError as e:
+            raise TrainError(f"cannot resume {run}: best checkpoint: {e}") from None
+        if fixed:
+            say(f"note: {fixed}")
+    else:
+        check_new_run(run)
 
-
-def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
-    """Run (or with `resume` continue) an all-seat run in `cfg.run_dir`; returns state.json."""
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from .train import TrainError, eval_scalars, evaluate
+    from .train import eval_scalars, evaluate
 
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
     torch.set_flush_denormal(True)
-    run = Path(cfg.run_dir)
-    state_file = run / "state.json"
     model = build_model(cfg, cfg.seed)
     optimizer = make_optimizer(model, cfg)
     if resume:
-        if not state_file.exists():
-            raise TrainError(f"nothing to resume in {run}: {state_file} does not exist")
-        state = json.loads(state_file.read_text())
-        if not state.get("checkpoint"):
-            raise TrainError(f"{run} has no checkpoint yet; start it again without --resume")
-        ckpt = run / state["checkpoint"]
         try:
-            check_compatible(read_sidecar(ckpt), str(ckpt))
-        except CheckpointError as e:
-            raise TrainError(str(e)) from None
-        saved = torch.load(ckpt.with_suffix(".pt"), weights_only=False)
-        model.load_state_dict(saved["model"])
-        optimizer.load_state_dict(saved["optimizer"])
-        state["config"] = cfg.to_dict()
-        registry = (
-            PoolRegistry.load(run / "pool.json")
-            if (run / "pool.json").exists()
-            else PoolRegistry(window=cfg.snapshot_window)
-        )
-        registry.snapshots = [s for s in registry.snapshots if s.step <= state["step"]]
-    else:
-        if state_file.exists():
+            saved = torch.load(ckpt, weights_only=False)
+            model.load_state_dict(saved["model"])
+            optimizer.load_state_dict(saved["optimizer"])
+        except Exception as e:  # noqa: BLE001 - an unreadable learner state, reported once
             raise TrainError(
-                f"{run} already holds a run (state.json); use --resume to continue it or "
-                f"choose another --run-dir"
-            )
+                f"cannot resume {run}: the learner state {ckpt} cannot be loaded "
+                f"({type(e).__name__}: {e})"
+            ) from None
+        state["config"] = cfg.to_dict()
+    else:
         run.mkdir(parents=True, exist_ok=True)
-        state = {
-            "step": 0,
-            "checkpoint": None,
-            "config": cfg.to_dict(),
-            "next_snapshot": cfg.snapshot_every,
-            "next_eval": cfg.eval_every,
-            "next_checkpoint": cfg.checkpoint_every,
-            "best": None,
-            "evals": [],
-        }
+        state = new_state(cfg)
         registry = PoolRegistry(window=cfg.snapshot_window)
         if cfg.init_policy:
             try:
@@ -165,29 +118,28 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
             except (CheckpointError, ValueError) as e:
                 raise TrainError(f"init_policy {cfg.init_policy}: {e}") from None
             state["init_policy"] = cfg.init_policy
-        if cfg.bc_teacher:
-            from types import SimpleNamespace
+    progress = TrainProgress(
+        cfg.progress, cfg.total_steps, int(state["step"]), "training (all seats)"
+    )
+    progress.__enter__()
+    if not resume and cfg.bc_teacher:
+        from types import SimpleNamespace
 
-            from .bc import collect, pretrain
+        from .train import _warm_start
 
-            t0 = time.perf_counter()
-            data = collect(cfg, cfg.bc_games, cfg.seed)
-            fit = pretrain(SimpleNamespace(policy=_BCView(model)), data, cfg.bc_epochs, cfg.seed)
-            state["bc"] = {
-                "teacher": cfg.bc_teacher,
-                **fit,
-                "seconds": round(time.perf_counter() - t0, 1),
-            }
-            del data
+        try:
+            state["bc"] = _warm_start(SimpleNamespace(policy=_BCView(model)), cfg, progress)
+        except BaseException:
+            progress.__exit__(None, None, None)
+            raise
     _atomic_json(run / "config.json", cfg.to_dict())
 
     step = int(state["step"])
     writer = SummaryWriter(str(run / "tb" / "PPO_1"))
-    if not resume:
-        writer.add_custom_scalars(_layout(cfg))
+    tblog.start_run(writer, cfg, state, step)
     rollout = Rollout(cfg, seed=cfg.seed * 1_000_003 + step)
     rng = np.random.default_rng(cfg.seed * 7919 + step)
-    progress = _Progress(cfg, step)
+    progress.training(step)
 
     def push_snapshots() -> None:
         act = registry.active()
@@ -198,10 +150,16 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
             )
         rollout.set_snapshots(pols, registry.weights(cfg.pfsp))
 
-    def write_state(path: Path) -> None:
+    written: set[Path] = set()  # checkpoints saved by this process (a killed run's are redone)
+
+    def save(path: Path, kind: str) -> None:
+        save_checkpoint(model, optimizer, path, cfg, step, {"kind": kind})
+        written.add(path)
+
+    def write_state_at(path: Path) -> None:
         state["step"] = step
         state["checkpoint"] = _rel(path, run)
-        _atomic_json(state_file, state)
+        write_state(run, state)
 
     push_snapshots()
     try:
@@ -245,7 +203,7 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                 writer.add_scalar(k, v, step)
             if step >= state["next_snapshot"]:
                 path = run / "snapshots" / f"step_{step}.npz"
-                save_checkpoint(model, optimizer, path, cfg, step, {"kind": "snapshot"})
+                save(path, "snapshot")
                 milestone = step // cfg.milestone_every > (step - n) // cfg.milestone_every
                 registry.add(SnapshotInfo(f"step_{step}", _rel(path, run), step, milestone))
                 registry.save(run / "pool.json")
@@ -253,12 +211,12 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                 state["next_snapshot"] = step + cfg.snapshot_every
             if step >= state["next_eval"]:
                 path = run / "checkpoints" / f"step_{step}.npz"
-                save_checkpoint(model, optimizer, path, cfg, step, {"kind": "checkpoint"})
-                progress.note(step, "evaluating")
-                res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
-                for tag, value in eval_scalars(res, cfg).items():
-                    writer.add_scalar(tag, value, step)
+                save(path, "checkpoint")
+                res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
                 res["seconds"] = round(time.perf_counter() - t2, 1)
+                progress.eval_done(step, res, res["seconds"])
+                for tag, v in eval_scalars(res, cfg).items():
+                    writer.add_scalar(tag, v, step)
                 state.setdefault("evals", []).append(res)
                 best = state.get("best")
                 if best is None or res["score"] > best["score"]:
@@ -270,22 +228,22 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                         "checkpoint": _rel(path, run),
                     }
                 registry.save(run / "pool.json")
-                write_state(path)
+                write_state_at(path)
                 state["next_eval"] = step + cfg.eval_every
             if step >= state["next_checkpoint"]:
                 path = run / "checkpoints" / f"step_{step}.npz"
-                if not path.exists():
-                    save_checkpoint(model, optimizer, path, cfg, step, {"kind": "checkpoint"})
+                if path not in written:
+                    save(path, "checkpoint")
                 registry.save(run / "pool.json")
-                write_state(path)
+                write_state_at(path)
                 state["next_checkpoint"] = step + cfg.checkpoint_every
             if cfg.exploiter_every and step >= state.setdefault(
                 "next_exploiter", cfg.exploiter_every
             ):
-                progress.note(step, "training an exploiter")
+                progress.training(step, "training an exploiter")
                 path = run / "checkpoints" / f"step_{step}.npz"
-                if not path.exists():
-                    save_checkpoint(model, optimizer, path, cfg, step, {"kind": "checkpoint"})
+                if path not in written:
+                    save(path, "checkpoint")
                 info = train_exploiter(run, path, cfg, step, rollout.rng)
                 state.setdefault("exploiters", []).append(info)
                 if info["joined"]:
@@ -296,18 +254,19 @@ def train_all_seat(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                     )
                     push_snapshots()
                 registry.save(run / "pool.json")
-                write_state(path)
+                write_state_at(path)
                 state["next_exploiter"] = step + cfg.exploiter_every
             writer.flush()
-            progress.update(step, state)
+            best = state.get("best")
+            progress.training(step, f"best {best['mean_win_rate']:.2f}" if best else "")
         final = run / "checkpoints" / f"step_{step}.npz"
-        if not final.exists():
-            save_checkpoint(model, optimizer, final, cfg, step, {"kind": "checkpoint"})
+        if final not in written and not (resume and _rel(final, run) == state["checkpoint"]):
+            save(final, "checkpoint")
         registry.save(run / "pool.json")
-        write_state(final)
+        write_state_at(final)
     finally:
         writer.close()
-        progress.stop()
+        progress.__exit__(None, None, None)
     return state
 
 
@@ -395,41 +354,3 @@ class _BCView:
                 return self.distribution.log_prob(a)
 
         return _D(logits)
-
-
-class _Progress:
-    def __init__(self, cfg: TrainConfig, step: int) -> None:
-        self.bar = None
-        if not cfg.progress:
-            return
-        from rich.progress import (
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
-        )
-
-        self.bar = Progress(
-            TextColumn("training (all seats)"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TimeRemainingColumn(),
-            TextColumn("{task.fields[note]}"),
-        )
-        self.bar.start()
-        self.task = self.bar.add_task("train", total=cfg.total_steps, completed=step, note="")
-
-    def note(self, step: int, text: str) -> None:
-        if self.bar is not None:
-            self.bar.update(self.task, completed=step, note=text)
-
-    def update(self, step: int, state: dict[str, Any]) -> None:
-        if self.bar is not None:
-            best = state.get("best")
-            note = f"best {best['mean_win_rate']:.2f}" if best else ""
-            self.bar.update(self.task, completed=step, note=note)
-
-    def stop(self) -> None:
-        if self.bar is not None:
-            self.bar.stop()

@@ -11,6 +11,7 @@ actions plus a value regression, for `bc_epochs` passes. PPO starts from there.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -23,8 +24,11 @@ from lastwill_env.engine.game import GAME_OVER
 from .config import TrainConfig
 
 
-def collect(cfg: TrainConfig, games: int, seed: int) -> dict[str, np.ndarray]:
-    """Teacher demonstrations: observations (float16), masks (bool), actions, value targets."""
+def collect(
+    cfg: TrainConfig, games: int, seed: int, on_game: Callable[[], Any] | None = None
+) -> dict[str, np.ndarray]:
+    """Teacher demonstrations: observations (float16), masks (bool), actions, value targets.
+    ``on_game()`` is called after each game (progress)."""
     rng = random.Random(seed)
     others = [b for b in cfg.bots if b != "random"] or [cfg.bc_teacher]
     obs_rows: list[np.ndarray] = []
@@ -54,6 +58,8 @@ def collect(cfg: TrainConfig, games: int, seed: int) -> dict[str, np.ndarray]:
         k = len(actions) - start
         values.extend(final * cfg.gamma ** (k - 1 - i) for i in range(k))
         del g
+        if on_game is not None:
+            on_game()
     return {
         "obs": np.stack(obs_rows),
         "masks": np.stack(masks),
@@ -80,9 +86,16 @@ def accuracy(model: Any, data: dict[str, np.ndarray], batch: int = 2048) -> tupl
     return hits / n, nll / n
 
 
-def pretrain(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int) -> dict[str, float]:
+def pretrain(
+    model: Any,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    seed: int,
+    on_epoch: Callable[[], Any] | None = None,
+) -> dict[str, float]:
     """Fit the policy (masked cross-entropy) and value head (MSE) to the demonstrations;
-    returns the fit before and after (accuracy = the teacher's action ranked first)."""
+    returns the fit before and after (accuracy = the teacher's action ranked first).
+    ``on_epoch()`` is called after each pass (progress)."""
     import torch
 
     policy = model.policy
@@ -105,6 +118,8 @@ def pretrain(model: Any, data: dict[str, np.ndarray], epochs: int, seed: int) ->
             loss.backward()
             torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
             opt.step()
+        if on_epoch is not None:
+            on_epoch()
     acc, nll = accuracy(model, data)
     return {
         "bc_samples": float(n),

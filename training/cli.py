@@ -1,115 +1,230 @@
-"""The `lastwill` console script: the agents' commands (`arena`, ...) plus `lastwill train`.
+"""The `lastwill` console script: the agents' commands (`arena`, `eval`, ...) plus
+`lastwill train`.
 
 The app itself is built in `agents.cli`; this top-layer module adds the training command, so
-that `agents` never imports `training` (DESIGN.md's import arrows). torch and stable-baselines3
-are imported only when `train` runs.
+that `agents` never imports `training` (docs/DESIGN.md's import arrows). torch and
+stable-baselines3 are imported only when `train` runs.
+
+Every setting of `TrainConfig` has a flag, generated from the dataclass (`--learning-rate 1e-4`,
+`--pfsp/--no-pfsp`, lists comma-separated: `--net-arch 256,256`), grouped in `--help` by the
+sections below; a new field gets its flag without touching this file. Flags override the
+`--config` file, which overrides the defaults.
 """
 
 from __future__ import annotations
 
+import inspect
+import types
+import typing
+from dataclasses import MISSING, fields
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
 from agents.cli import app, fail, note
 
+from .config import TrainConfig
+
 __all__ = ["app"]
 
+# Help text and --help section of each setting; a setting missing here still gets a flag.
+SETTINGS_HELP: dict[str, tuple[str, str]] = {
+    "run_dir": ("Run", "run directory (runs/train/NAME)"),
+    "total_steps": ("Run", "learner steps in total"),
+    "seed": ("Run", "seed of the run"),
+    "mode": ("Run", "single_seat (SB3, one learner seat per game) or all_seat"),
+    "n_envs": ("Run", "env worker processes"),
+    "vec_env": ("Run", "subproc (one process per env) or dummy (in-process)"),
+    "n_games": ("Run", "all_seat: games stepped together (batched inference)"),
+    "torch_threads": ("Run", "all_seat: torch threads (0: one per core)"),
+    "init_policy": ("Run", "all_seat: start from this .npz policy ('' = fresh)"),
+    "critic_warmup": ("Run", "all_seat: first rollouts fit only the critic"),
+    "exploiter_every": ("League", "all_seat: steps between exploiters (0 = none)"),
+    "exploiter_steps": ("League", "learner steps of each exploiter"),
+    "exploiter_games": ("League", "games that decide whether an exploiter joins the pool"),
+    "exploiter_gate": ("League", "it joins when its win rate exceeds chance + this"),
+    "progress": ("Run", "show progress bars"),
+    "num_players": ("Game mix", "player counts of the game mix, e.g. 2,3,4,5"),
+    "player_weights": ("Game mix", "weights of those counts, e.g. 1,1,2,1"),
+    "reward": ("Game mix", "zero_sum or rank"),
+    "shaping": ("Game mix", "potential-based shaping weight (0: off)"),
+    "learning_rate": ("PPO", "Adam learning rate"),
+    "n_steps": ("PPO", "rollout steps per env between updates"),
+    "batch_size": ("PPO", "minibatch size (divides n_steps x n_envs)"),
+    "n_epochs": ("PPO", "passes over each rollout"),
+    "gamma": ("PPO", "discount"),
+    "gae_lambda": ("PPO", "GAE lambda"),
+    "clip_range": ("PPO", "PPO clip range"),
+    "ent_coef": ("PPO", "entropy coefficient"),
+    "vf_coef": ("PPO", "value-loss coefficient"),
+    "net_arch": ("PPO", "hidden layer widths, e.g. 128,128"),
+    "activation": ("PPO", "tanh or relu"),
+    "bc_teacher": ("Warm start", "scripted bot to imitate first, e.g. planner ('' = off)"),
+    "bc_games": ("Warm start", "teacher games to collect"),
+    "bc_epochs": ("Warm start", "fitting passes over them"),
+    "p_latest": ("Opponent pool", "chance of the latest weights per opponent seat"),
+    "p_bots_min": ("Opponent pool", "chance of a scripted bot per opponent seat"),
+    "bots": ("Opponent pool", "scripted bots of the pool, e.g. greedy,planner,random"),
+    "pfsp": ("Opponent pool", "weight snapshots by x(1-x) of the win rate against them"),
+    "snapshot_every": ("Opponent pool", "steps between pool snapshots"),
+    "snapshot_window": ("Opponent pool", "recent snapshots kept in the pool"),
+    "milestone_every": ("Opponent pool", "steps between milestone snapshots (kept for good)"),
+    "eval_every": ("Evaluation", "steps between evaluations"),
+    "eval_games": ("Evaluation", "evaluation games per bot and player count"),
+    "eval_bots": ("Evaluation", "the evaluation panel, e.g. greedy,speculator,planner"),
+    "eval_num_players": ("Evaluation", "evaluated player counts, e.g. 4 or 2,3,4,5"),
+    "eval_workers": ("Evaluation", "evaluation worker processes"),
+    "checkpoint_every": ("Evaluation", "steps between checkpoints"),
+}
 
-def _int_list(text: str | None, name: str) -> list[int] | None:
-    if text is None:
-        return None
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _kind(tp: Any) -> tuple[str, type]:
+    """("scalar" | "list" | "one_or_list", element type) of a field's annotation."""
+    if isinstance(tp, str):
+        tp = eval(tp, vars(typing), {})  # noqa: S307 - the dataclass's own annotations
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = typing.get_args(tp)
+        scalar = [a for a in args if typing.get_origin(a) is None]
+        lists = [a for a in args if typing.get_origin(a) is list]
+        if scalar and lists:
+            return "one_or_list", scalar[0]
+    if origin is list:
+        return "list", typing.get_args(tp)[0]
+    return "scalar", tp
+
+
+def _default(f) -> Any:
+    value = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+    if isinstance(value, list):
+        return ",".join(str(x) for x in value)
+    return value
+
+
+def _parameters() -> list[inspect.Parameter]:
+    out = []
+    for f in fields(TrainConfig):
+        kind, elem = _kind(f.type)
+        panel, text = SETTINGS_HELP.get(f.name, ("Other settings", "see training/config.py"))
+        text = f"{text} \\[default: {_default(f)!s}]" if _default(f) != "" else text
+        if kind == "scalar" and elem is bool:
+            decl = f"{_flag(f.name)}/--no-{f.name.replace('_', '-')}"
+            ann: Any = Annotated[bool | None, typer.Option(decl, help=text, rich_help_panel=panel)]
+        elif kind == "scalar" and elem in (int, float):
+            ann = Annotated[
+                elem | None, typer.Option(_flag(f.name), help=text, rich_help_panel=panel)
+            ]
+        else:  # strings and lists: text, parsed below
+            metavar = "TEXT" if kind == "scalar" else "A,B,..."
+            ann = Annotated[
+                str | None,
+                typer.Option(_flag(f.name), help=text, rich_help_panel=panel, metavar=metavar),
+            ]
+        out.append(
+            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ann)
+        )
+    return out
+
+
+def _parse(name: str, text: str) -> Any:
+    f = next(x for x in fields(TrainConfig) if x.name == name)
+    kind, elem = _kind(f.type)
+    if kind == "scalar":
+        return text
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    if elem is str:
+        return items
     try:
-        return [int(x) for x in text.split(",") if x.strip()]
+        values = [elem(x) for x in items]
     except ValueError:
-        fail(f"--{name} takes comma-separated integers, e.g. 2,3,4,5; got {text!r}")
+        example = "2,3,4,5" if elem is int else "1,1,2,1"
+        fail(
+            f"{_flag(name)} takes comma-separated {'integers' if elem is int else 'numbers'}, "
+            f"e.g. {example}; got {text!r}"
+        )
+    if kind == "one_or_list" and len(values) == 1:
+        return values[0]
+    return values
 
 
-def _float_list(text: str | None, name: str) -> list[float] | None:
-    if text is None:
-        return None
-    try:
-        return [float(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        fail(f"--{name} takes comma-separated numbers, e.g. 1,1,2,1; got {text!r}")
-
-
-@app.command(
-    "train",
-    help=(
-        "Self-play MaskablePPO with an opponent pool, evaluation against a bot panel, "
-        "TensorBoard logs and checkpoints. Settings come from defaults, then --config "
-        "(TOML: top level or a table named train), then these flags. The run directory layout is "
-        "described in the README (Training)."
-    ),
+TRAIN_HELP = (
+    "Self-play MaskablePPO with an opponent pool, evaluation against a bot panel, "
+    "TensorBoard logs and checkpoints. Settings come from defaults, then --config "
+    "(TOML: top level or a table named train), then these flags (every setting of "
+    "training/config.py has one; lists are comma-separated). The run directory layout is "
+    "described in the README (Training)."
 )
-def train_cmd(
-    config: Annotated[
-        Path | None, typer.Option("--config", "-c", help="TOML file of training settings")
-    ] = None,
-    run_dir: Annotated[str | None, typer.Option(help="run directory (runs/train/NAME)")] = None,
-    total_steps: Annotated[int | None, typer.Option(help="learner steps in total")] = None,
-    seed: Annotated[int | None, typer.Option(help="seed of the run")] = None,
-    mode: Annotated[
-        str | None,
-        typer.Option(help="single_seat (SB3, one learner seat per game) or all_seat"),
-    ] = None,
-    n_envs: Annotated[int | None, typer.Option(help="env worker processes")] = None,
-    num_players: Annotated[
-        str | None, typer.Option(help="player counts of the game mix, e.g. 2,3,4,5")
-    ] = None,
-    player_weights: Annotated[
-        str | None, typer.Option(help="weights of those counts, e.g. 1,1,2,1")
-    ] = None,
-    eval_every: Annotated[int | None, typer.Option(help="steps between evaluations")] = None,
-    eval_games: Annotated[int | None, typer.Option(help="evaluation games per bot")] = None,
-    checkpoint_every: Annotated[int | None, typer.Option(help="steps between checkpoints")] = None,
-    snapshot_every: Annotated[int | None, typer.Option(help="steps between pool snapshots")] = None,
-    resume: Annotated[
-        bool, typer.Option("--resume", help="continue the run in --run-dir where it stopped")
-    ] = False,
-    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
-) -> None:
-    from .config import TrainConfigError, load_config
+
+
+def train_cmd(**options: Any) -> None:
+    from .config import TrainConfigError, load_config, read_config_file
     from .train import TrainError, resume_config, train
 
-    overrides = {
-        "run_dir": run_dir,
-        "total_steps": total_steps,
-        "seed": seed,
-        "mode": mode,
-        "n_envs": n_envs,
-        "num_players": _int_list(num_players, "num-players"),
-        "player_weights": _float_list(player_weights, "player-weights"),
-        "eval_every": eval_every,
-        "eval_games": eval_games,
-        "checkpoint_every": checkpoint_every,
-        "snapshot_every": snapshot_every,
-        "progress": progress,
-    }
+    config: Path | None = options.pop("config")
+    resume: bool = options.pop("resume")
+    given = {k: v for k, v in options.items() if v is not None}
+    overrides = {k: (_parse(k, v) if isinstance(v, str) else v) for k, v in given.items()}
     try:
         if resume:
-            if run_dir is None:
+            if "run_dir" not in overrides:
                 fail("--resume needs --run-dir (the run to continue)")
-            cfg = resume_config(run_dir, total_steps)
-            cfg.progress = progress
+            # a resumed run keeps its settings: any other setting given (a flag or --config)
+            # must equal the run's (training.rundir.resume_config names those that differ)
+            given = read_config_file(config) if config is not None else {}
+            given.update(overrides)
+            given.setdefault("progress", True)
+            cfg = resume_config(overrides["run_dir"], overrides.get("total_steps"), given=given)
+            cfg.progress = given["progress"]
         else:
             cfg = load_config(config, **overrides)
-        state = train(cfg, resume=resume)
+        state = train(cfg, resume=resume, notify=note)
     except (TrainConfigError, TrainError) as e:
         fail(str(e))
     best = state.get("best")
-    best_name = "best.npz" if cfg.mode == "all_seat" else "best.zip"
     note(
         f"run {cfg.run_dir}: {state['step']} steps, last checkpoint "
         f"{Path(cfg.run_dir) / state['checkpoint']}"
     )
+    best_name = "best.npz" if cfg.mode == "all_seat" else "best.zip"
     if best:
         note(
             f"best checkpoint: {Path(cfg.run_dir) / best_name} (step {best['step']}, "
             f"mean win rate vs panel {best['mean_win_rate']:.3f})"
         )
+
+
+train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [
+        inspect.Parameter(
+            "config",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=None,
+            annotation=Annotated[
+                Path | None, typer.Option("--config", "-c", help="TOML file of training settings")
+            ],
+        ),
+        inspect.Parameter(
+            "resume",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool,
+                typer.Option(
+                    "--resume",
+                    help="continue the run in --run-dir where it stopped, with its own settings "
+                    "(--total-steps extends it; any other setting that differs is refused)",
+                ),
+            ],
+        ),
+        *_parameters(),
+    ]
+)
+app.command("train", help=TRAIN_HELP, context_settings={"max_content_width": 110})(train_cmd)
 
 
 @app.command(

@@ -1,16 +1,21 @@
 """Training configuration: one dataclass, filled from a TOML file and/or flags, validated.
 
 Every field has a default; a TOML file may set any of them at top level or under `[train]`;
-command-line flags override the file. Unknown names and out-of-range values raise
-`TrainConfigError` naming the field, the value and what is allowed.
+command-line flags override the file. Unknown names, values of the wrong type (a boolean is
+not a number, a string is not a list), NaN and infinity, and out-of-range values raise
+`TrainConfigError` naming the field, the value and what is allowed. `bc_games` and
+`bc_epochs` are positive whether or not a teacher is set.
 """
 
 from __future__ import annotations
 
+import math
 import sys
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
+
+from agents.evaluate import PANEL
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -22,6 +27,53 @@ BOTS_DEFAULT = ("random", "greedy", "speculator", "planner", "combiner", "racer"
 
 class TrainConfigError(ValueError):
     """A training setting that is not allowed."""
+
+
+MAX_INT = 2**31 - 1
+POSITIVE_INTS = (
+    "total_steps",
+    "n_envs",
+    "n_games",
+    "n_steps",
+    "n_epochs",
+    "bc_games",
+    "bc_epochs",
+    "snapshot_every",
+    "snapshot_window",
+    "milestone_every",
+    "eval_every",
+    "eval_games",
+    "eval_workers",
+    "checkpoint_every",
+    "exploiter_steps",
+    "exploiter_games",
+)
+NON_NEGATIVE_INTS = ("critic_warmup", "exploiter_every")  # 0 = off
+HINTS = {
+    "bc_games": '; a warm start needs at least one teacher game (bc_teacher = "" turns it off)',
+    "bc_epochs": '; a warm start needs at least one epoch (bc_teacher = "" turns it off)',
+}
+CHOICES = {
+    "mode": ("single_seat", "all_seat"),
+    "vec_env": ("subproc", "dummy"),
+    "reward": ("zero_sum", "rank"),
+    "activation": ("tanh", "relu"),
+}
+BOOLS = ("pfsp", "progress")
+_UNIT = "use a finite number from 0 to 1"
+# name: (lower bound, bound excluded, upper bound or None, what is allowed)
+NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
+    "learning_rate": (0.0, True, None, "use a finite positive number, e.g. 0.0003"),
+    "ent_coef": (0.0, False, None, "use a finite non-negative number"),
+    "vf_coef": (0.0, False, None, "use a finite non-negative number"),
+    "shaping": (0.0, False, None, "use a finite non-negative number (0 = off)"),
+    "gamma": (0.0, False, 1.0, _UNIT),
+    "gae_lambda": (0.0, False, 1.0, _UNIT),
+    "clip_range": (0.0, True, 1.0, "use a finite number above 0 and at most 1"),
+    "p_latest": (0.0, False, 1.0, _UNIT),
+    "p_bots_min": (0.0, False, 1.0, _UNIT),
+    "exploiter_gate": (-1.0, False, 1.0, "use a finite number from -1 to 1"),
+}
 
 
 @dataclass
@@ -77,10 +129,8 @@ class TrainConfig:
     # evaluation and checkpoints
     eval_every: int = 100_000
     eval_games: int = 40  # per bot of the panel, rounded up to whole seat rotations
-    eval_bots: list[str] = field(
-        default_factory=lambda: ["greedy", "speculator", "planner", "combiner", "racer"]
-    )
-    eval_num_players: int | list[int] = 4  # a list evaluates at each count (eval/<n>p/...)
+    eval_bots: list[str] = field(default_factory=lambda: list(PANEL))
+    eval_num_players: int | list[int] = 4  # one count, or several: eval/<n>p/... tags
     eval_workers: int = 1
     checkpoint_every: int = 100_000
     progress: bool = True
@@ -90,106 +140,105 @@ class TrainConfig:
 
     # ------------------------------------------------------------------------------------------
     def validate(self) -> None:
+        """Every setting by type and range. Booleans are not numbers, NaN and infinity are
+        refused, lists must be lists; the error names the setting, the value and what is
+        allowed."""
+
         def bad(name: str, allowed: str) -> TrainConfigError:
             return TrainConfigError(f"{name}={getattr(self, name)!r} is not allowed; {allowed}")
 
-        for name in (
-            "total_steps",
-            "n_envs",
-            "n_steps",
-            "batch_size",
-            "n_epochs",
-            "snapshot_every",
-            "snapshot_window",
-            "milestone_every",
-            "eval_every",
-            "eval_games",
-            "eval_workers",
-            "checkpoint_every",
-        ):
+        def is_int(v: Any) -> bool:
+            return isinstance(v, int) and not isinstance(v, bool)
+
+        def is_number(v: Any) -> bool:
+            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+        if not isinstance(self.run_dir, str) or not self.run_dir.strip():
+            raise bad("run_dir", "use a directory path as a string, e.g. runs/train/mine")
+        for name in POSITIVE_INTS:
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise bad(name, "use a positive integer")
-        if not isinstance(self.seed, int) or isinstance(self.seed, bool):
-            raise bad("seed", "use an integer")
-        if self.mode not in ("single_seat", "all_seat"):
-            raise bad("mode", "choose single_seat or all_seat")
-        if not isinstance(self.n_games, int) or isinstance(self.n_games, bool) or self.n_games < 1:
-            raise bad("n_games", "use a positive integer")
-        if (
-            not isinstance(self.torch_threads, int)
-            or isinstance(self.torch_threads, bool)
-            or self.torch_threads < 0
-        ):
-            raise bad("torch_threads", "use 0 (one per core) or a positive integer")
-        for name in ("critic_warmup", "exploiter_every"):
+            if not is_int(v) or not 1 <= v <= MAX_INT:
+                raise bad(name, f"use a positive integer (at most {MAX_INT})" + HINTS.get(name, ""))
+        if not is_int(self.batch_size) or not 2 <= self.batch_size <= MAX_INT:
+            raise bad("batch_size", "use an integer of at least 2")
+        if not is_int(self.seed) or not 0 <= self.seed <= MAX_INT:
+            raise bad("seed", f"use an integer from 0 to {MAX_INT}")
+        for name in NON_NEGATIVE_INTS:
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            if not is_int(v) or not 0 <= v <= MAX_INT:
                 raise bad(name, "use 0 (off) or a positive integer")
-        for name in ("exploiter_steps", "exploiter_games"):
-            v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 1:
-                raise bad(name, "use a positive integer")
-        g = self.exploiter_gate
-        if isinstance(g, bool) or not isinstance(g, (int, float)) or not -1.0 <= g <= 1.0:
-            raise bad("exploiter_gate", "use a number from -1 to 1")
         if self.exploiter_every and self.mode != "all_seat":
             raise bad("exploiter_every", "exploiters need mode = all_seat (or set it to 0)")
+        if not is_int(self.torch_threads) or not 0 <= self.torch_threads <= 1024:
+            raise bad("torch_threads", "use 0 (one per core) or a positive integer")
         if not isinstance(self.init_policy, str):
             raise bad("init_policy", "use the path of a .npz policy, or an empty string")
-        if self.vec_env not in ("subproc", "dummy"):
-            raise bad("vec_env", "choose subproc or dummy")
-        if self.reward not in ("zero_sum", "rank"):
-            raise bad("reward", "choose zero_sum or rank")
-        if self.activation not in ("tanh", "relu"):
-            raise bad("activation", "choose tanh or relu")
-        if (
-            not self.num_players
-            or not isinstance(self.num_players, list)
-            or any(p not in (2, 3, 4, 5) for p in self.num_players)
-            or len(set(self.num_players)) != len(self.num_players)
-        ):
-            raise bad("num_players", "use a list of distinct player counts from 2 to 5")
-        if (
-            len(self.player_weights) != len(self.num_players)
-            or any(not isinstance(w, (int, float)) or w < 0 for w in self.player_weights)
-            or sum(self.player_weights) <= 0
-        ):
-            raise bad(
-                "player_weights",
-                f"use {len(self.num_players)} non-negative numbers "
-                f"(one per num_players entry) with a positive sum",
-            )
-        for name in ("p_latest", "p_bots_min", "gamma", "gae_lambda", "clip_range"):
+        for name, choices in CHOICES.items():
+            if not isinstance(getattr(self, name), str) or getattr(self, name) not in choices:
+                raise bad(name, "choose " + " or ".join(choices))
+        for name in BOOLS:
+            if not isinstance(getattr(self, name), bool):
+                raise bad(name, "use true or false")
+        for name, (lo, lo_open, hi, text) in NUMBERS.items():
             v = getattr(self, name)
-            if not isinstance(v, (int, float)) or not 0.0 <= v <= 1.0:
-                raise bad(name, "use a number from 0 to 1")
+            if not is_number(v) or (v <= lo if lo_open else v < lo) or (hi is not None and v > hi):
+                raise bad(name, text)
         if self.p_latest + self.p_bots_min > 1.0 + 1e-9:
             raise TrainConfigError(
                 f"p_latest + p_bots_min = {self.p_latest + self.p_bots_min} exceeds 1"
             )
-        for name in ("learning_rate", "ent_coef", "vf_coef", "shaping"):
-            v = getattr(self, name)
-            if not isinstance(v, (int, float)) or v < 0:
-                raise bad(name, "use a non-negative number")
-        if not self.net_arch or any(not isinstance(h, int) or h < 1 for h in self.net_arch):
+        np_ = self.num_players
+        if (
+            not isinstance(np_, list)
+            or not np_
+            or any(not is_int(p) or p not in (2, 3, 4, 5) for p in np_)
+            or len(set(np_)) != len(np_)
+        ):
+            raise bad("num_players", "use a list of distinct player counts from 2 to 5")
+        w = self.player_weights
+        if (
+            not isinstance(w, list)
+            or len(w) != len(np_)
+            or any(not is_number(x) or x < 0 for x in w)
+            or sum(w) <= 0
+        ):
+            raise bad(
+                "player_weights",
+                f"use a list of {len(np_)} finite non-negative numbers "
+                f"(one per num_players entry) with a positive sum",
+            )
+        if (
+            not isinstance(self.net_arch, list)
+            or not self.net_arch
+            or any(not is_int(h) or not 1 <= h <= 65536 for h in self.net_arch)
+        ):
             raise bad("net_arch", "use a list of positive layer widths, e.g. [128, 128]")
         enp = self.eval_num_players
         if isinstance(enp, list):
             if (
                 not enp
                 or len(set(enp)) != len(enp)
-                or any(isinstance(k, bool) or k not in (2, 3, 4, 5) for k in enp)
+                or any(not is_int(k) or k not in (2, 3, 4, 5) for k in enp)
             ):
                 raise bad("eval_num_players", "use 2, 3, 4 or 5, or a list of distinct counts")
-        elif isinstance(enp, bool) or enp not in (2, 3, 4, 5):
+        elif not is_int(enp) or enp not in (2, 3, 4, 5):
             raise bad("eval_num_players", "choose 2, 3, 4 or 5, or a list such as [2, 3, 4, 5]")
+        for name in ("bots", "eval_bots"):
+            specs = getattr(self, name)
+            if not isinstance(specs, list) or any(
+                not isinstance(x, str) or not x.strip() for x in specs
+            ):
+                raise bad(name, 'use a list of player specs, e.g. ["greedy", "planner"]')
         if not self.bots and self.p_bots_min > 0:
             raise bad("bots", "list at least one bot when p_bots_min > 0")
-        from agents.registry import PlayerSpecError, make_agent
-
+        if not self.eval_bots:
+            raise bad("eval_bots", 'list at least one bot to evaluate against, e.g. ["greedy"]')
+        if len(set(self.eval_bots)) != len(self.eval_bots) or "mixed" in self.eval_bots:
+            raise bad("eval_bots", "list each bot once (the mixed table is added by itself)")
         if not isinstance(self.bc_teacher, str):
             raise bad("bc_teacher", "use a bot name such as planner, or an empty string")
+        from agents.registry import PlayerSpecError, make_agent
+
         for name in ("bots", "eval_bots", "bc_teacher"):
             specs = getattr(self, name)
             for spec in [specs] if isinstance(specs, str) and specs else specs or []:
@@ -197,11 +246,7 @@ class TrainConfig:
                     make_agent(spec)
                 except PlayerSpecError as e:
                     raise TrainConfigError(f"{name}: {e}") from None
-        if (
-            self.mode == "single_seat"
-            and (self.n_steps * self.n_envs) % self.batch_size
-            and self.batch_size > 1
-        ):
+        if self.mode == "single_seat" and (self.n_steps * self.n_envs) % self.batch_size:
             # SB3 only warns; a truncated minibatch wastes samples, so say it clearly
             raise TrainConfigError(
                 f"batch_size={self.batch_size} must divide n_steps*n_envs="
@@ -222,6 +267,10 @@ class TrainConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> TrainConfig:
+        if not isinstance(data, dict):
+            raise TrainConfigError(
+                f"training settings must be a table of name = value, got {type(data).__name__}"
+            )
         unknown = sorted(set(data) - set(cls.names()))
         if unknown:
             raise TrainConfigError(
@@ -238,17 +287,29 @@ class TrainConfig:
         return cls(**clean)
 
 
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """The settings of a TOML file (top level or `[train]`), not yet validated."""
+    p = Path(path)
+    try:
+        raw = tomllib.loads(p.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise TrainConfigError(f"config file {p} does not exist") from None
+    except IsADirectoryError:
+        raise TrainConfigError(f"config file {p} is a directory, not a TOML file") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise TrainConfigError(f"cannot read config file {p}: {e}") from None
+    except tomllib.TOMLDecodeError as e:
+        raise TrainConfigError(f"config file {p} is not valid TOML: {e}") from None
+    data = raw.get("train", raw)
+    if not isinstance(data, dict):
+        raise TrainConfigError(f"config file {p}: [train] must be a table of settings")
+    return dict(data)
+
+
 def load_config(path: str | Path | None = None, **overrides: Any) -> TrainConfig:
     """Defaults, then the TOML file (top level or `[train]`), then the given overrides."""
     data: dict[str, Any] = {}
     if path is not None:
-        p = Path(path)
-        try:
-            raw = tomllib.loads(p.read_text())
-        except FileNotFoundError:
-            raise TrainConfigError(f"config file {p} does not exist") from None
-        except tomllib.TOMLDecodeError as e:
-            raise TrainConfigError(f"config file {p} is not valid TOML: {e}") from None
-        data.update(raw.get("train", raw))
+        data.update(read_config_file(path))
     data.update({k: v for k, v in overrides.items() if v is not None})
     return TrainConfig.from_dict(data)

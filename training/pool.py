@@ -1,4 +1,4 @@
-"""The opponent pool for self-play (TRAINING-NOTES.md §2).
+"""The opponent pool for self-play (docs/TRAINING-NOTES.md §2).
 
 Members:
 - `latest`: the learner's current weights, synced into every env worker at each rollout start;
@@ -28,6 +28,7 @@ import numpy as np
 
 from agents.policy import NumpyPolicy
 from agents.registry import make_agent
+from agents.safeio import write_json
 from lastwill_env.encoding import OBS_SIZE, encode_observation
 
 
@@ -87,16 +88,51 @@ class PoolRegistry:
         }
 
     def save(self, path: str | Path) -> None:
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
         data = {"window": self.window, "snapshots": [asdict(s) for s in self.snapshots]}
-        tmp.write_text(json.dumps(data, indent=1))
-        tmp.replace(path)
+        write_json(path, data)
 
     @classmethod
     def load(cls, path: str | Path) -> PoolRegistry:
-        data = json.loads(Path(path).read_text())
-        return cls([SnapshotInfo(**s) for s in data["snapshots"]], data.get("window", 10))
+        """Read `pool.json`; a damaged file raises ValueError naming what is wrong."""
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, ValueError) as e:
+            raise ValueError(f"{path} cannot be read as JSON ({e}); the file is damaged") from None
+        if not isinstance(data, dict) or not isinstance(data.get("snapshots"), list):
+            raise ValueError(f'{path} must be a JSON object with a "snapshots" list')
+        window = data.get("window", 10)
+        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
+            raise ValueError(f"{path}: 'window' must be a positive integer, got {window!r}")
+        kinds = {
+            "id": str,
+            "path": str,
+            "step": int,
+            "milestone": bool,
+            "games": int,
+            "kind": str,
+        }
+        snaps = []
+        for i, entry in enumerate(data["snapshots"]):
+            where = f"{path}: snapshot {i}"
+            if not isinstance(entry, dict):
+                raise ValueError(f"{where} is not a JSON object")
+            unknown = sorted(set(entry) - set(SnapshotInfo.__dataclass_fields__))
+            missing = [k for k in ("id", "path", "step") if k not in entry]
+            if unknown or missing:
+                raise ValueError(f"{where}: unknown fields {unknown}, missing fields {missing}")
+            for k, t in kinds.items():
+                v = entry.get(k)
+                if k in entry and (not isinstance(v, t) or (t is int and isinstance(v, bool))):
+                    raise ValueError(f"{where}: {k!r} must be of type {t.__name__}, got {v!r}")
+            wins = entry.get("wins", 0.0)
+            if isinstance(wins, bool) or not isinstance(wins, (int, float)) or wins < 0:
+                raise ValueError(f"{where}: 'wins' must be a non-negative number, got {wins!r}")
+            snaps.append(SnapshotInfo(**entry))
+        ids = [s.id for s in snaps]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"{path}: a snapshot id is listed twice ({ids})")
+        return cls(snaps, window)
 
 
 class PolicyOpponent:

@@ -12,7 +12,7 @@ It adds three things to `lastwill_env.single_seat.SingleSeatEnv` (and inherits
 Optional potential-based shaping (`shaping` > 0, Ng et al. 1999, which leaves the optimal policy
 unchanged): each learner step also earns `shaping * (gamma * phi(next) - phi(now))` with
 phi = (mean total of the other players - the learner's total) / 100, where a total is money plus
-property value (RULES.md §8), and phi = 0 once the game is over. It rewards spending faster
+property value (docs/RULES.md §8), and phi = 0 once the game is over. It rewards spending faster
 than the table between the sparse terminal rewards.
 
 Illegal learner actions end the game with a penalty (`illegal_action="penalize"`) and are

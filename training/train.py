@@ -4,17 +4,20 @@ With `bc_teacher` set, a fresh run first imitates that scripted bot (`training.b
 is recorded in state.json under "bc". One policy plays every player count (`num_players` with
 `player_weights`); the learner's seat is drawn per game. Opponents come from the pool
 (`training.pool`): the latest weights, frozen snapshots (PFSP) and a floor of scripted bots.
-Every `eval_every` steps the current policy plays the fixed bot panel through the arena
-harness on paired deals (the same deal seeds at every evaluation), and TensorBoard gets, at
-the learner's global step:
+Every `eval_every` steps the current policy plays the fixed bot panel (`agents.evaluate`, at
+each of `eval_num_players`) on paired deals (the same deal seeds at every evaluation), and
+TensorBoard gets, at the learner's global step:
 
 - `eval/vs_<bot>/win_rate`, `eval/vs_<bot>/win_rate_lo`, `eval/vs_<bot>/win_rate_hi` (Wilson
   95%), `eval/vs_<bot>/mean_rank` (tables of the learner and `num_players - 1` copies of the bot),
+  `eval/chance`, `eval/mean_win_rate` (with several counts: `eval/<n>p/...`; `training.tblog`),
 - `rating/openskill_ordinal` (Plackett-Luce over the evaluation games, anchored to `random`),
 - `selfplay/pool_size`, `selfplay/snapshots`, `rollout/invalid_action_rate` (0 with masking),
   `time/sps`, `time/opponent_share` (share of env time spent in opponent decisions),
-- besides SB3's own (`rollout/ep_rew_mean`, `train/*`, ...). A custom-scalars layout puts all
-  the win-rate curves on one chart ("Custom Scalars" tab).
+- `bc/*`, the warm start's fit, at step 0,
+- besides SB3's own (`rollout/ep_rew_mean`, `train/*`, ...). The "Custom Scalars" tab shows
+  the win rates of every bot on one chart with the chance line and a 95% band chart per bot;
+  the settings are in the "HParams" and "Text" tabs (`training.tblog`).
 
 Run directory (`run_dir`):
 
@@ -28,159 +31,127 @@ Run directory (`run_dir`):
     best.{zip,json,npz}    the best checkpoint by mean win rate against the panel
     eval/step_N.jsonl      the evaluation games (arena rows)
 
-Every file is written to a temporary name and renamed, so an interrupted run never leaves a
-half-written checkpoint or state file.
+Every file is written to a temporary name, fsynced and renamed (`agents.safeio`); a checkpoint
+and its companions change as one unit (`training.checkpoint`), and the run directory is
+checked and read with validation (`training.rundir`).
 """
 
 from __future__ import annotations
 
-import json
-import shutil
+import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from agents.arena import Schedule, run_task
-from agents.policy import (
-    CheckpointError,
-    NumpyPolicy,
-    check_compatible,
-    env_signature,
-    read_sidecar,
-)
-from agents.stats import openskill_ratings, summarize
-from lastwill_env.engine import GameConfig
+from agents.policy import CheckpointError, NumpyPolicy
+from agents.safeio import write_json
+from agents.stats import openskill_ratings
 
+from . import tblog
+from .checkpoint import promote_best, repair_best, save_model_checkpoint
 from .config import TrainConfig
 from .pool import PoolRegistry, SnapshotInfo
+from .progress import TrainProgress
+from .rundir import (
+    TrainError,
+    check_new_run,
+    load_pool,
+    load_state,
+    new_state,
+    rel,
+    resume_checkpoint,
+    resume_config,
+    write_state,
+)
 
-
-class TrainError(RuntimeError):
-    """A run that cannot start or resume; the message says why and what to do."""
-
-
-def _atomic_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    tmp.replace(path)
-
-
-def _rel(path: Path, run: Path) -> str:
-    """Paths in state.json and pool.json are relative to the run directory (movable runs)."""
-    return str(path.relative_to(run))
-
-
-def save_checkpoint(model: Any, path: Path, cfg: TrainConfig, step: int, extra=None) -> Path:
-    """`path` (.zip) + `.json` sidecar + `.npz` policy weights, each written atomically."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp.zip")
-    model.save(str(tmp))
-    NumpyPolicy.from_sb3(model).save_npz(path.with_suffix(".npz"))
-    meta = {
-        **env_signature(),
-        "step": step,
-        "seed": cfg.seed,
-        "config": cfg.to_dict(),
-        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
-        **(extra or {}),
-    }
-    _atomic_json(path.with_suffix(".json"), meta)
-    tmp.replace(path)
-    return path
-
-
-def copy_checkpoint(src: Path, dst: Path) -> None:
-    for suffix in (".npz", ".json", ".zip"):
-        tmp = dst.with_name(dst.stem + ".tmp" + suffix)
-        shutil.copyfile(src.with_suffix(suffix), tmp)
-        tmp.replace(dst.with_suffix(suffix))
+__all__ = ["TrainError", "eval_scalars", "evaluate", "resume_config", "train"]
 
 
 def evaluate(
-    checkpoint: Path, cfg: TrainConfig, step: int, out: Path | None = None
+    checkpoint: Path,
+    cfg: TrainConfig,
+    step: int,
+    out: Path | None = None,
+    progress: TrainProgress | None = None,
 ) -> dict[str, Any]:
-    """The panel evaluation of a checkpoint at each count of `eval_num_players`: learner vs
-    `n-1` copies of each bot, plus a mixed table with `random` for the rating anchor. Paired
-    deals, seats rotated. `vs` holds the first count's tables (the `eval/vs_<bot>/` tags),
-    `by_players[n]` every count's; `score` is the mean win rate over chance (n x win rate)
-    across every table, which picks `best.*`."""
-    me = f"ppo:{checkpoint}"
-    rows: list[dict[str, Any]] = []
-    result: dict[str, Any] = {"step": step, "vs": {}, "by_players": {}, "errors": 0}
-    lifts: list[float] = []
-    for n in cfg.eval_counts():
-        game_cfg = GameConfig(num_players=n)
-        tables = {bot: (me, *([bot] * (n - 1))) for bot in cfg.eval_bots}
-        mixed = (me, *(list(cfg.eval_bots) + ["random"] * n)[: n - 2], "random")
-        tables["mixed"] = mixed[:n]
-        per_table: dict[str, list[dict[str, Any]]] = {}
-        for name, entrants in tables.items():
-            sched = Schedule(entrants=tuple(entrants), config=game_cfg, seed=cfg.seed + 17)
-            tasks = sched.tasks(cfg.eval_games)
-            if cfg.eval_workers > 1:
-                import multiprocessing as mp
+    """The panel evaluation of a checkpoint (`agents.evaluate`) at each count of
+    `eval_num_players`: the learner vs `n-1` copies of each bot, plus a mixed table with
+    `random` for the rating anchor. Paired deals (the same at every evaluation), seats rotated.
+    `vs` holds the first count's tables (the `eval/vs_<bot>/` tags), `by_players[n]` every
+    count's (its tables, mean win rate and OpenSkill ordinal over that count's games);
+    `mean_win_rate` is the first count's; `score` is the mean win rate over chance
+    (n x win rate) across every table, which picks `best.*`; `openskill_ordinal` is over all
+    the games. `out` (the games as JSONL) is replaced when it exists: a re-evaluation at the
+    same step after a resume."""
+    from agents.evaluate import evaluate as evaluate_panel
 
-                with mp.get_context("spawn").Pool(cfg.eval_workers) as pool:
-                    got = pool.map(run_task, tasks)
-            else:
-                got = [run_task(t) for t in tasks]
-            for r in got:
-                r["table"] = f"{n}p:{name}"
-            per_table[name] = got
-            rows.extend(got)
+    counts = cfg.eval_counts()
+    me = f"ppo:{checkpoint}"
+    if out is not None and out.exists():
+        out.unlink()
+    hooks = {}
+    if progress is not None:
+        what = ", ".join(cfg.eval_bots) + f" at {'/'.join(map(str, counts))} players"
+        hooks = {
+            "on_start": lambda total: progress.eval_start(step, total, what),
+            "on_game": lambda row: progress.advance(),
+        }
+    ev = evaluate_panel(
+        me,
+        panel=cfg.eval_bots,
+        num_players=counts,
+        games=cfg.eval_games,
+        seed=cfg.seed + 17,
+        anchor="random",
+        workers=cfg.eval_workers,
+        out=out,
+        **hooks,
+    )
+    result: dict[str, Any] = {"step": step, "vs": {}, "by_players": {}}
+    result["errors"] = sum(1 for r in ev.rows if (r.get("error") or {}).get("player") == me)
+    lifts: list[float] = []
+    for n in counts:
         vs: dict[str, Any] = {}
-        for bot in cfg.eval_bots:
-            summ = {e["spec"]: e for e in summarize(per_table[bot])}[me]
-            vs[bot] = {
-                "win_rate": summ["win_rate"] or 0.0,
-                "win_rate_lo": summ["ci_lo"],
-                "win_rate_hi": summ["ci_hi"],
-                "mean_rank": summ["mean_rank"] or float(n),
-                "games": summ["games"],
+        for table in ev.tables:
+            if table.num_players != n or table.name == "mixed":
+                continue
+            s = ev.table_summary(table)
+            vs[table.name[len("vs_") :]] = {
+                "win_rate": s["win_rate"] or 0.0,
+                "win_rate_lo": s["ci_lo"],
+                "win_rate_hi": s["ci_hi"],
+                "mean_rank": s["mean_rank"] or float(n),
+                "games": s["games"],
             }
-            result["errors"] += summ["errors"]
-            lifts.append(vs[bot]["win_rate"] * n)
+            lifts.append(vs[table.name[len("vs_") :]]["win_rate"] * n)
         result["by_players"][str(n)] = {
             "vs": vs,
             "mean_win_rate": sum(v["win_rate"] for v in vs.values()) / max(1, len(vs)),
+            "openskill_ordinal": ev.ratings[n]["ratings"].get(me, {}).get("ordinal", 0.0),
         }
-        if not result["vs"]:
-            result["vs"] = vs
-    if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = out.with_name(out.name + ".tmp")
-        with tmp.open("w") as f:
-            for r in rows:
-                f.write(json.dumps(r) + "\n")
-        tmp.replace(out)
-    ratings = openskill_ratings(rows, anchor="random")
-    result["openskill_ordinal"] = ratings["ratings"].get(me, {}).get("ordinal", 0.0)
-    first = result["by_players"][str(cfg.eval_counts()[0])]
+    first = result["by_players"][str(counts[0])]
+    result["vs"] = first["vs"]
     result["mean_win_rate"] = first["mean_win_rate"]
     result["score"] = sum(lifts) / max(1, len(lifts))
+    ratings = openskill_ratings(ev.rows, anchor="random")
+    result["openskill_ordinal"] = ratings["ratings"].get(me, {}).get("ordinal", 0.0)
     return result
 
 
 def eval_scalars(res: dict[str, Any], cfg: TrainConfig) -> dict[str, float]:
-    """TensorBoard scalars of an evaluation: `eval/vs_<bot>/...` for a single player count,
-    `eval/<n>p/vs_<bot>/...` (and `eval/<n>p/mean_win_rate`) for each of several."""
-    out: dict[str, float] = {}
-    counts = cfg.eval_counts()
-    for n in counts:
-        block = res["by_players"][str(n)]
-        prefix = "eval" if len(counts) == 1 else f"eval/{n}p"
-        for bot, v in block["vs"].items():
-            for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
-                out[f"{prefix}/vs_{bot}/{k}"] = v[k]
-        if len(counts) > 1:
-            out[f"{prefix}/mean_win_rate"] = block["mean_win_rate"]
-    out["eval/mean_win_rate"] = res["mean_win_rate"]
-    out["eval/score"] = res["score"]
-    out["rating/openskill_ordinal"] = res["openskill_ordinal"]
-    return out
+    """TensorBoard scalars of an evaluation (`training.tblog.eval_scalars`): `eval/vs_<bot>/...`
+    for a single player count, `eval/<n>p/vs_<bot>/...` for each of several."""
+    return tblog.eval_scalars(res, cfg.eval_counts())
 
 
-def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry: PoolRegistry):
+def _make_callback(
+    cfg: TrainConfig,
+    run: Path,
+    state: dict[str, Any],
+    registry: PoolRegistry,
+    progress: TrainProgress | None = None,
+):
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.logger import TensorBoardOutputFormat
 
@@ -191,8 +162,12 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
             self.invalid = 0
             self.opp_seconds = 0.0
             self.t_rollout = time.perf_counter()
-            self.progress = None
-            self.task = None
+            self.saved: set[Path] = set()  # checkpoints written by this process
+
+        def save(self, path: Path, step: int, kind: str) -> None:
+            if path not in self.saved:  # a file of a killed run is replaced, not reused
+                save_model_checkpoint(self.model, path, cfg, step, {"kind": kind})
+                self.saved.add(path)
 
         # -- pool sync ---------------------------------------------------------------------
         def _push_latest(self) -> None:
@@ -211,51 +186,9 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
             self._push_snapshots()
             for fmt in self.logger.output_formats:
                 if isinstance(fmt, TensorBoardOutputFormat):
-                    panel = [f"eval/vs_{b}/win_rate" for b in cfg.eval_bots]
-                    fmt.writer.add_custom_scalars(
-                        {
-                            "eval": {
-                                "win rate vs bots": ["Multiline", panel],
-                                "mean rank vs bots": [
-                                    "Multiline",
-                                    [f"eval/vs_{b}/mean_rank" for b in cfg.eval_bots],
-                                ],
-                                "win rate with 95% interval": [
-                                    "Margin",
-                                    [
-                                        f"eval/vs_{cfg.eval_bots[0]}/win_rate",
-                                        f"eval/vs_{cfg.eval_bots[0]}/win_rate_lo",
-                                        f"eval/vs_{cfg.eval_bots[0]}/win_rate_hi",
-                                    ],
-                                ],
-                            }
-                        }
-                    )
-            if cfg.progress:
-                from rich.progress import (
-                    BarColumn,
-                    MofNCompleteColumn,
-                    Progress,
-                    TextColumn,
-                    TimeRemainingColumn,
-                )
-
-                self.progress = Progress(
-                    TextColumn("training"),
-                    BarColumn(),
-                    MofNCompleteColumn(),
-                    TimeRemainingColumn(),
-                    TextColumn("{task.fields[note]}"),
-                    transient=False,
-                )
-                self.progress.start()
-                self.task = self.progress.add_task(
-                    "train", total=cfg.total_steps, completed=self.num_timesteps, note=""
-                )
-
-        def _on_training_end(self) -> None:
-            if self.progress is not None:
-                self.progress.stop()
+                    tblog.start_run(fmt.writer, cfg, state, self.num_timesteps)
+            if progress is not None:
+                progress.training(self.num_timesteps)
 
         def _on_rollout_start(self) -> None:
             self._push_latest()
@@ -296,120 +229,107 @@ def _make_callback(cfg: TrainConfig, run: Path, state: dict[str, Any], registry:
             if step >= state["next_checkpoint"]:
                 self._checkpoint(step)
                 state["next_checkpoint"] = step + cfg.checkpoint_every
-            if self.progress is not None:
+            if progress is not None:
                 best = state.get("best")
                 note = f"best {best['mean_win_rate']:.2f}" if best else ""
-                self.progress.update(self.task, completed=step, note=note)
+                progress.training(step, note)
 
         # -- snapshots, evaluation, checkpoints -------------------------------------------
         def _snapshot(self, step: int) -> None:
             path = run / "snapshots" / f"step_{step}.zip"
-            save_checkpoint(self.model, path, cfg, step, {"kind": "snapshot"})
+            self.save(path, step, "snapshot")
             milestone = step // cfg.milestone_every > (step - cfg.snapshot_every) // (
                 cfg.milestone_every
             )
-            registry.add(SnapshotInfo(f"step_{step}", _rel(path, run), step, milestone))
+            registry.add(SnapshotInfo(f"step_{step}", rel(path, run), step, milestone))
             registry.save(run / "pool.json")
             self._push_snapshots()
 
         def _evaluate(self, step: int) -> None:
             path = run / "checkpoints" / f"step_{step}.zip"
-            save_checkpoint(self.model, path, cfg, step, {"kind": "checkpoint"})
-            res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
+            self.save(path, step, "checkpoint")
+            t0 = time.perf_counter()
+            res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
+            if progress is not None:
+                progress.eval_done(step, res, time.perf_counter() - t0)
             for tag, value in eval_scalars(res, cfg).items():
                 self.logger.record(tag, value)
             state.setdefault("evals", []).append(res)
             best = state.get("best")
             if best is None or res["score"] > best.get("score", best["mean_win_rate"] * 4):
-                copy_checkpoint(path, run / "best.zip")
+                promote_best(path, run / "best")
                 state["best"] = {
                     "step": step,
                     "mean_win_rate": res["mean_win_rate"],
                     "score": res["score"],
-                    "checkpoint": _rel(path, run),
+                    "checkpoint": rel(path, run),
                 }
             self._write_state(step, path)
 
         def _checkpoint(self, step: int) -> None:
             path = run / "checkpoints" / f"step_{step}.zip"
-            if not path.exists():
-                save_checkpoint(self.model, path, cfg, step, {"kind": "checkpoint"})
+            self.save(path, step, "checkpoint")
             registry.save(run / "pool.json")
             self._write_state(step, path)
 
         def _write_state(self, step: int, path: Path) -> None:
             state["step"] = step
-            state["checkpoint"] = _rel(path, run)
-            _atomic_json(run / "state.json", state)
+            state["checkpoint"] = rel(path, run)
+            write_state(run, state)
 
     return SelfPlayCallback()
 
 
-def resume_config(run_dir: str | Path, total_steps: int | None = None) -> TrainConfig:
-    """The configuration of an existing run (optionally with a new total step budget)."""
-    state_file = Path(run_dir) / "state.json"
-    if not state_file.exists():
-        raise TrainError(f"nothing to resume in {run_dir}: {state_file} does not exist")
-    data = json.loads(state_file.read_text())["config"]
-    data["run_dir"] = str(run_dir)  # the run is where its state is, wherever it was made
-    if total_steps is not None:
-        data["total_steps"] = total_steps
-    return TrainConfig.from_dict(data)
+def _warm_start(model: Any, cfg: TrainConfig, progress: TrainProgress) -> dict[str, Any]:
+    """Behaviour cloning of `bc_teacher` (`training.bc`); its fit for state.json and TB."""
+    from .bc import collect, pretrain
+
+    t0 = time.perf_counter()
+    progress.bc_collect(cfg.bc_teacher, cfg.bc_games)
+    data = collect(cfg, cfg.bc_games, cfg.seed, on_game=progress.advance)
+    progress.bc_collected(len(data["actions"]), time.perf_counter() - t0)
+    progress.bc_fit(cfg.bc_epochs)
+    fit = pretrain(model, data, cfg.bc_epochs, cfg.seed, on_epoch=progress.advance)
+    progress.bc_done(fit)
+    return {"teacher": cfg.bc_teacher, **fit, "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
+def train(
+    cfg: TrainConfig, resume: bool = False, notify: Callable[[str], None] | None = None
+) -> dict[str, Any]:
     """Run a new training run, or with `resume` continue the one in `cfg.run_dir` (build `cfg`
-    with `resume_config`); returns the final state dict."""
+    with `resume_config`); returns the final state dict. The run directory and, on resume,
+    its state, pool and checkpoint are checked before anything starts; `notify` gets notes
+    (a repaired `best.*`), printed to stderr by default."""
     if cfg.mode == "all_seat":
         from .allseat_train import train_all_seat
 
-        return train_all_seat(cfg, resume)
+        return train_all_seat(cfg, resume, notify)
+    run = Path(cfg.run_dir)
+    say = notify or (lambda text: print(text, file=sys.stderr))
+    if resume:
+        state = load_state(run)
+        ckpt = resume_checkpoint(run, state)
+        registry = load_pool(run, state, cfg.snapshot_window)
+        try:
+            fixed = repair_best(run, state.get("best"))
+        except CheckpointError as e:
+            raise TrainError(f"cannot resume {run}: best checkpoint: {e}") from None
+        if fixed:
+            say(f"note: {fixed}")
+        state["config"] = cfg.to_dict()
+    else:
+        check_new_run(run)
+        run.mkdir(parents=True, exist_ok=True)
+        state = new_state(cfg)
+        registry = PoolRegistry(window=cfg.snapshot_window)
+    write_json(run / "config.json", cfg.to_dict())
+
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
     from .selfplay_env import make_env_fn
-
-    run = Path(cfg.run_dir)
-    state_file = run / "state.json"
-    if resume:
-        if not state_file.exists():
-            raise TrainError(f"nothing to resume in {run}: {state_file} does not exist")
-        state = json.loads(state_file.read_text())
-        if not state.get("checkpoint"):
-            raise TrainError(f"{run} has no checkpoint yet; start it again without --resume")
-        ckpt = run / state["checkpoint"]
-        try:
-            check_compatible(read_sidecar(ckpt), str(ckpt))
-        except CheckpointError as e:
-            raise TrainError(str(e)) from None
-        state["config"] = cfg.to_dict()
-        registry = (
-            PoolRegistry.load(run / "pool.json")
-            if (run / "pool.json").exists()
-            else PoolRegistry(window=cfg.snapshot_window)
-        )
-        # snapshots written after the last saved state are dropped from the registry
-        registry.snapshots = [s for s in registry.snapshots if s.step <= state["step"]]
-    else:
-        if state_file.exists():
-            raise TrainError(
-                f"{run} already holds a run (state.json); use --resume to continue it or "
-                f"choose another --run-dir"
-            )
-        run.mkdir(parents=True, exist_ok=True)
-        state = {
-            "step": 0,
-            "checkpoint": None,
-            "config": cfg.to_dict(),
-            "next_snapshot": cfg.snapshot_every,
-            "next_eval": cfg.eval_every,
-            "next_checkpoint": cfg.checkpoint_every,
-            "best": None,
-            "evals": [],
-        }
-        registry = PoolRegistry(window=cfg.snapshot_window)
-    _atomic_json(run / "config.json", cfg.to_dict())
 
     torch.set_num_threads(1)
     fns = [make_env_fn(cfg, i) for i in range(cfg.n_envs)]
@@ -418,12 +338,15 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
     vec.seed(cfg.seed + state["step"])
     try:
         if resume:
-            model = MaskablePPO.load(
-                str(run / state["checkpoint"]),
-                env=vec,
-                device="cpu",
-                tensorboard_log=str(run / "tb"),
-            )
+            try:
+                model = MaskablePPO.load(
+                    str(ckpt), env=vec, device="cpu", tensorboard_log=str(run / "tb")
+                )
+            except Exception as e:  # noqa: BLE001 - an unreadable model file, reported once
+                raise TrainError(
+                    f"cannot resume {run}: the model {ckpt} cannot be loaded "
+                    f"({type(e).__name__}: {e})"
+                ) from None
         else:
             act = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
             model = MaskablePPO(
@@ -447,33 +370,26 @@ def train(cfg: TrainConfig, resume: bool = False) -> dict[str, Any]:
                 device="cpu",
                 verbose=0,
             )
-        if not resume and cfg.bc_teacher:
-            from .bc import collect, pretrain
-
-            t0 = time.perf_counter()
-            data = collect(cfg, cfg.bc_games, cfg.seed)
-            state["bc"] = {
-                "teacher": cfg.bc_teacher,
-                **pretrain(model, data, cfg.bc_epochs, cfg.seed),
-                "seconds": round(time.perf_counter() - t0, 1),
-            }
-            del data
-        callback = _make_callback(cfg, run, state, registry)
-        remaining = cfg.total_steps - model.num_timesteps
-        if remaining > 0:
-            model.learn(
-                total_timesteps=remaining,
-                callback=callback,
-                reset_num_timesteps=not resume,
-                tb_log_name="PPO",
-            )
+        progress = TrainProgress(cfg.progress, cfg.total_steps, model.num_timesteps)
+        with progress:
+            if not resume and cfg.bc_teacher:
+                state["bc"] = _warm_start(model, cfg, progress)
+            callback = _make_callback(cfg, run, state, registry, progress)
+            remaining = cfg.total_steps - model.num_timesteps
+            if remaining > 0:
+                model.learn(
+                    total_timesteps=remaining,
+                    callback=callback,
+                    reset_num_timesteps=not resume,
+                    tb_log_name="PPO",
+                )
         final = run / "checkpoints" / f"step_{model.num_timesteps}.zip"
-        if not final.exists():
-            save_checkpoint(model, final, cfg, model.num_timesteps, {"kind": "checkpoint"})
+        if remaining > 0:
+            callback.save(final, model.num_timesteps, "checkpoint")
         registry.save(run / "pool.json")
         state["step"] = model.num_timesteps
-        state["checkpoint"] = _rel(final, run)
-        _atomic_json(state_file, state)
+        state["checkpoint"] = rel(final, run)
+        write_state(run, state)
     finally:
         vec.close()
     return state

@@ -9,6 +9,8 @@ vanish from the final valuation). Seat 0 of the view is the bot itself.
 
 from __future__ import annotations
 
+import math
+
 from lastwill_env.engine import PlayerView
 from lastwill_env.engine.actions import (
     ACTION_TABLE,
@@ -228,6 +230,13 @@ class ScriptedBot(BaseAgent):
 
     def __init__(self, seed: int | None = None, eps: float = 0.0) -> None:
         super().__init__(seed)
+        if (
+            isinstance(eps, bool)
+            or not isinstance(eps, (int, float))
+            or not math.isfinite(eps)
+            or not 0.0 <= eps <= 1.0
+        ):
+            raise ValueError(f"eps={eps!r} is not allowed; use a probability from 0 to 1")
         self.eps = float(eps)
 
     # -- dispatch -----------------------------------------------------------------------------

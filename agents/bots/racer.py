@@ -73,7 +73,7 @@ class RacerBot(ScriptedBot):
     Plan of play:
     - the race: when the game ends, anyone in debt beats everyone else (the largest debt
       wins), and a bankrupt player (no money, no property) ends the game after that round
-      (RULES.md §5, §7, §8). So the racer never buys a property (an owner may not go below
+      (docs/RULES.md §5, §7, §8). So the racer never buys a property (an owner may not go below
       £0; one it holds anyway is sold before the last round's spending) and spends as much
       as it can every round from round 1, to be the first below £0. It expects the last
       round to be round 7, the round its money cannot outlast its spending, or one in which
@@ -153,7 +153,7 @@ class RacerBot(ScriptedBot):
         return h
 
     def is_last_round(self, v) -> bool:
-        """Round 7, or someone (the racer too) is already bankrupt (RULES.md §5, §7)."""
+        """Round 7, or someone (the racer too) is already bankrupt (docs/RULES.md §5, §7)."""
         if v.round >= NUM_ROUNDS or v.final_round or v.money[0] <= 0:
             return True
         for seat in range(1, v.num_players):
@@ -423,7 +423,7 @@ class RacerBot(ScriptedBot):
         return cash - value <= 0
 
     def expect_last(self, v, acts: int) -> bool:
-        """Will this round be the last (RULES.md §5: a bankrupt player ends the game)?"""
+        """Will this round be the last (docs/RULES.md §5: a bankrupt player ends the game)?"""
         return self.is_last_round(v) or self.crosses(v, acts)
 
     def turn_rule(self, v, legal: list[int]) -> int:
@@ -503,7 +503,7 @@ class RacerBot(ScriptedBot):
         return self.best(legal, lambda a: self.plan_value(v, ACTION_TABLE[a][1], final, errands))
 
     def block_rule(self, v, legal: list[int]) -> int:
-        """Two players (RULES.md §4.2): the start player blocks first and chooses last, so it
+        """Two players (docs/RULES.md §4.2): the start player blocks first and chooses last, so it
         blocks the plan it (and, likely, the other racer of actions) wants most; the other
         player chooses first, so it keeps its best and blocks the next one."""
         final = self.plan_is_last(v)
@@ -651,7 +651,7 @@ class RacerBot(ScriptedBot):
         return legal[0]
 
     def option_rule(self, v, legal: list[int]) -> int:
-        """Use option (RULES.md §4.4): the one that spends most; the legal ones are those the
+        """Use option (docs/RULES.md §4.4): the one that spends most; the legal ones are those the
         seat can pay."""
         spec = CARDS[v.using]
         printed = spec.upkeep if CAT[v.using] == "property" else spec.spend

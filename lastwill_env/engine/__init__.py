@@ -1,10 +1,11 @@
-"""The Last Will rules engine (RULES.md, CARDS.md), standard library only.
+"""The Last Will rules engine (docs/RULES.md, docs/CARDS.md), standard library only.
 
 Public API:
-- `GameConfig` / `make_config`: player count 2–5 and the RULES.md §9 options.
+- `GameConfig` / `make_config`: player count 2–5 and the docs/RULES.md §9 options.
 - `new_game(config, seed)`, `legal_actions(state)`, `apply_action(state, action)`,
   `player_view(state, seat)`, `results(state)`, `replay(config, seed, actions)`.
-- `GameState.clone()`, `GameState.to_dict()` / `GameState.from_dict()`.
+- `GameState.clone()`, `GameState.to_dict()` / `GameState.from_dict()` (validated: a state
+  the rules cannot reach raises `StateError` naming the field).
 - The action table: `ACTION_TABLE`, `NUM_ACTIONS`, `encode`, `decode`, `describe_action`.
 - The card catalogue: `CATALOGUE` (all 140 cards, plans, offer schedules).
 """
@@ -38,6 +39,7 @@ from .game import (
     replay,
     results,
 )
+from .validate import StateError
 from .view import PlayerView, player_view
 
 __all__ = [
@@ -72,6 +74,7 @@ __all__ = [
     "new_game",
     "replay",
     "results",
+    "StateError",
     "PlayerView",
     "player_view",
     "determinize",

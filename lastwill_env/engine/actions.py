@@ -1,6 +1,6 @@
-"""The flat action table: one integer per decision the game can ask for (DESIGN.md).
+"""The flat action table: one integer per decision the game can ask for (docs/DESIGN.md).
 
-Composite choices of RULES.md are split into sequential decisions, each a row of this table:
+Composite choices of docs/RULES.md are split into sequential decisions, each a row of this table:
 
 kind (argument): rule
 - pass: end the turn / stop an optional series / skip an add-on or an errand boy

@@ -84,7 +84,7 @@ def set_hand(
     s: GameState, seat: int, cards: Iterable[str | int], known: Iterable[str | int] = ()
 ) -> None:
     """Replace the seat's hand; the old hand goes to the discard piles. `known` (a subset of
-    `cards`) is what the table saw that seat take face up from the offer (RULES.md §10)."""
+    `cards`) is what the table saw that seat take face up from the offer (docs/RULES.md §10)."""
     new = _ids(cards)
     for c in list(s.hands[seat]):
         if c not in new:

@@ -3,19 +3,19 @@
 The data lives in ``lastwill_env/data/cards.json`` and is validated here at load time
 (standard library only). Sources:
 
-* ``CARDS.md`` §3 (planning board: plan spaces per player count), §4.1 (offer-board
+* ``docs/CARDS.md`` §3 (planning board: plan spaces per player count), §4.1 (offer-board
   schedule per player count and round, shared top spaces with 2-3 players), §4.2 (opera
   cost, extension capacity), §5.1 (properties: value tracks, upkeep, companion slots),
   §5.2 (events), §5.3 (Ball tables), §5.4 (expenses), §5.5 (helpers), §5.6 (companions,
   jokers), §5.7 (special cards), §5.8 (will cards).
-* ``RULES.md`` §2 (component counts, enforced at load: 31 events; 39 helpers deck =
+* ``docs/RULES.md`` §2 (component counts, enforced at load: 31 events; 39 helpers deck =
   21 helpers + 18 expenses; 24 properties = 11 farms / 4 town / 4 manor / 5 mansion;
   20 companions, 5 per type; 17 specials = 6/5/6 crowns; 2 jokers; 7 wills; 140 cards;
-  token supply; 12 extensions; modifier tiles) and §9 (rulings that override CARDS.md:
+  token supply; 12 extensions; modifier tiles) and §9 (rulings that override docs/CARDS.md:
   ``TrainingGround_1`` counts horses, using a training ground costs 1 action).
 
 Card ids are indexes into ``Catalogue.cards``; the order is fixed: events 0..30, expenses
-31..48, helpers 49..69, properties 70..93, companions 94..113, specials 114..130 (CARDS.md
+31..48, helpers 49..69, properties 70..93, companions 94..113, specials 114..130 (docs/CARDS.md
 §5.7 table order), jokers 131..132, wills 133..139. Every problem in the data raises
 :class:`CardDataError` naming the card (or board entry) and the field.
 """
@@ -77,7 +77,7 @@ OFFER_CODES = ("P", "E", "H", "S", "J")
 ROUNDS = 7
 PLAYER_COUNTS = (2, 3, 4, 5)
 
-# RULES.md §2
+# docs/RULES.md §2
 DECK_COUNTS = {
     "events": 31,
     "helpers": 39,
@@ -609,7 +609,7 @@ def _parse_board(raw: Any, cards: tuple[CardSpec, ...]) -> dict[str, Any]:
     b = _bkeys("board", raw, _BOARD_KEYS)
     out: dict[str, Any] = {}
 
-    # plans (CARDS.md §3)
+    # plans (docs/CARDS.md §3)
     plans_raw = _bkeys("plans", b["plans"], tuple(PLAN_COUNTS))
     by_board: dict[str, tuple[Plan, ...]] = {}
     for key, n in PLAN_COUNTS.items():
@@ -633,7 +633,7 @@ def _parse_board(raw: Any, cards: tuple[CardSpec, ...]) -> dict[str, Any]:
         by_board[key] = tuple(plist)
     out["plans"] = {n: by_board["2-3" if n <= 3 else "4-5"] for n in PLAYER_COUNTS}
 
-    # offer schedule (CARDS.md §4.1)
+    # offer schedule (docs/CARDS.md §4.1)
     sched_raw = _bkeys("offer_schedule", b["offer_schedule"], _PC_KEYS)
     n_special = sum(1 for c in cards if c.deck == "special")
     n_jokers = sum(1 for c in cards if c.deck == "joker")
@@ -694,7 +694,7 @@ def _parse_board(raw: Any, cards: tuple[CardSpec, ...]) -> dict[str, Any]:
 
 
 # ---------------------------------------------------------------------------
-# deck counts and order (RULES.md §2)
+# deck counts and order (docs/RULES.md §2)
 
 
 def _check_counts(cards: tuple[CardSpec, ...]) -> None:

@@ -1,6 +1,6 @@
-"""Game configuration: player count and the options of RULES.md §9.
+"""Game configuration: player count and the options of docs/RULES.md §9.
 
-Options (RULES.md §9 "option" column):
+Options (docs/RULES.md §9 "option" column):
 - `starting_money`: `70` (default; the seeds' first-game rule), `"will-shared"` (one will card
   drawn for all players) or `"will-each"` (each player draws a will card; the Chinese text).
 - `board_spaces`: card spaces on a player board before extensions (default 5).

@@ -1,4 +1,4 @@
-"""Determinization: a full game state consistent with what one seat has seen (RULES.md §10).
+"""Determinization: a full game state consistent with what one seat has seen (docs/RULES.md §10).
 
 `determinize(view, seat, rng)` copies every public fact of a `PlayerView` (boards, money, offer,
 face-up discards, box, modifiers, tokens, plans, phase and pending decision, round, start player)

@@ -1,13 +1,13 @@
 """The rules of Last Will: state, legal actions, transitions, results.
 
-Implements RULES.md §3 (setup, keep-2 starting hand), §4 (preparation, planning with the
+Implements docs/RULES.md §3 (setup, keep-2 starting hand), §4 (preparation, planning with the
 two-player blocking procedure and blind deck-split draws, errands, the action phase with events,
 add-ons, Ball tables, black-border cards, make-room discards, helper privileges, properties,
 companions, jokers and special cards), §5 (spending limit, debt, bankruptcy), §6 (end of round),
 §7 (end of game), §8 (winner and ties) and every ruling of §9. Card numbers come from the
-catalogue (`cards.py`, CARDS.md).
+catalogue (`cards.py`, docs/CARDS.md).
 
-Conventions fixed here where RULES.md leaves a detail open (each is tested):
+Conventions fixed here where docs/RULES.md leaves a detail open (each is tested):
 - The state is mutated in place by `apply_action`; `clone()` copies it cheaply.
 - A payment is legal when the payer owns no property after the payment, or keeps at least £0.
   So buying a property needs its whole price in cash (the buyer owns a property after it).
@@ -326,16 +326,28 @@ class GameState:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameState:
+        """The state `to_dict` wrote, validated (`lastwill_env.engine.validate`): a state the
+        rules cannot reach raises `StateError` (a ValueError) naming the field."""
+        from .config import ConfigError
+        from .validate import StateError, check_fields, check_state
+
         if not isinstance(data, dict) or "config" not in data:
-            raise ValueError("a game state dict needs a 'config' entry (made by to_dict)")
-        s = GameState.__new__(GameState)
-        s.cfg = GameConfig.from_dict(data["config"])
-        missing = [k for k in GameState.__slots__ if k not in ("cfg", "_legal") and k not in data]
+            raise StateError("config", "a game state dict needs a 'config' entry (see to_dict)")
+        try:
+            cfg = GameConfig.from_dict(data["config"])
+        except (ConfigError, TypeError) as e:
+            raise StateError("config", str(e)) from None
+        names = [k for k in GameState.__slots__ if k not in ("cfg", "_legal")]
+        missing = [k for k in names if k not in data]
         if missing:
-            raise ValueError(f"game state dict is missing fields: {missing}")
-        for name in GameState.__slots__:
-            if name in ("cfg", "_legal"):
-                continue
+            raise StateError(missing[0], f"missing (the dict lacks {missing})")
+        unknown = sorted(set(data) - set(names) - {"config"})
+        if unknown:
+            raise StateError(unknown[0], f"not a field of a game state (unknown: {unknown})")
+        check_fields(data, cfg)
+        s = GameState.__new__(GameState)
+        s.cfg = cfg
+        for name in names:
             value = data[name]
             if name in GameState._TUPLE_FIELDS:
                 value = tuple(value)
@@ -343,8 +355,11 @@ class GameState:
                 value = [tuple(e) for e in value]
             elif isinstance(value, list):
                 value = [v[:] if isinstance(v, list) else v for v in value]
+            elif name == "results" and value is not None:
+                value = {k: v[:] if isinstance(v, list) else v for k, v in value.items()}
             setattr(s, name, value)
         s._legal = None
+        check_state(s)
         return s
 
     def __eq__(self, other: object) -> bool:
@@ -371,7 +386,7 @@ class GameState:
 
 
 # ---------------------------------------------------------------------------------------------
-# Setup (RULES.md §3)
+# Setup (docs/RULES.md §3)
 
 
 def new_game(config: GameConfig | int = 4, seed: int = 0) -> GameState:
@@ -512,7 +527,7 @@ def _available(s: GameState, d: int) -> int:
 
 
 # ---------------------------------------------------------------------------------------------
-# Money (RULES.md §5)
+# Money (docs/RULES.md §5)
 
 
 def _can_pay(s: GameState, seat: int, amount: int) -> bool:
@@ -1410,7 +1425,7 @@ def _do_breed(s: GameState, kind: str, c: int) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# End of round (RULES.md §6) and end of game (§7, §8)
+# End of round (docs/RULES.md §6) and end of game (§7, §8)
 
 
 def _end_round(s: GameState) -> None:

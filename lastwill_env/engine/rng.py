@@ -1,4 +1,4 @@
-"""The game's own random number generator (DESIGN.md, "Engine habits").
+"""The game's own random number generator (docs/DESIGN.md, "Engine habits").
 
 All randomness of a game (deck shuffles at setup, reshuffles of discard piles, the start
 player, the market tiles, will cards) comes from one SplitMix64 stream whose whole state is a

@@ -1,7 +1,7 @@
 """Text pictures of the table for people: replays, terminal play and env rendering.
 
 `render_view` draws the table from one seat's `PlayerView` only, so a seat's picture can never
-show what RULES.md §10 hides from it (another hand, a deck order, a face-down discard);
+show what docs/RULES.md §10 hides from it (another hand, a deck order, a face-down discard);
 `render_seat` is that picture for a seat of a state (with its legal actions when it acts), and
 `render_table` the whole-table picture with every hand (for replays and debugging).
 `describe_step` names a decision as another seat sees it: which starting cards a player keeps

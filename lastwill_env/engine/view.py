@@ -1,4 +1,4 @@
-"""What one seat may observe (RULES.md §10), with seats relative to the viewer.
+"""What one seat may observe (docs/RULES.md §10), with seats relative to the viewer.
 
 Public: money of everyone, every player board (cards, tokens, value steps, used flags,
 extensions), the offer board, modifier tiles, planning and errand occupancy, round, start player,

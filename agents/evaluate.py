@@ -1,0 +1,318 @@
+"""Evaluate one player against the bot panel (`lastwill eval SPEC`, training's evaluation).
+
+For every chosen player count ``n`` the player sits at one table against ``n - 1`` copies of
+each panel bot (table ``vs_<bot>``) and at one mixed table with ``n - 1`` different panel bots
+(table ``mixed``; with an ``anchor`` that is not a panel bot, the mixed table's last seat is the
+anchor, so the ratings can be pinned to it). Every table is an arena schedule
+(:class:`agents.arena.Schedule`): seats rotated and **paired deals**, and every table at a
+count uses the same deal seeds, so card luck cancels across seatings and across tables.
+
+Per table: games, wins, the win rate with its Wilson 95% interval beside the chance rate 1/n,
+and the mean rank of the player (:func:`agents.stats.summarize`). Per count: OpenSkill
+Plackett-Luce ratings over all that count's games (:func:`agents.stats.openskill_ratings`),
+shifted so the anchor has ordinal 0 (by default the first panel bot). :func:`evaluate` returns
+an :class:`Evaluation` (``rows`` holds every game, tagged with ``table``), writes the games as
+a JSONL log when given ``out`` (a header line, then the rows; written to a temporary name and
+renamed), and :meth:`Evaluation.summary` is one row per table for tables, JSON and CSV.
+
+:data:`PANEL` is the default panel: one list, so a new bot joins every evaluation by being
+added there (and to the registry).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lastwill_env.engine import GameConfig
+
+from .arena import GameTask, Schedule, run_task, run_tasks
+from .registry import display_name, make_agent
+from .safeio import DestinationError, check_destination, open_atomic
+from .stats import openskill_ratings, summarize
+
+# The bot panel of `lastwill eval`, the bot ladder and the training evaluation's defaults.
+PANEL: tuple[str, ...] = ("greedy", "speculator", "planner", "combiner", "racer")
+
+
+class EvalError(ValueError):
+    """An evaluation that cannot run; the message says what was wrong and what is allowed."""
+
+
+@dataclass(frozen=True)
+class Table:
+    name: str  # "vs_<bot>" or "mixed"
+    num_players: int
+    entrants: tuple[str, ...]  # the evaluated player first
+
+    @property
+    def key(self) -> str:
+        return f"{self.num_players}p/{self.name}"
+
+
+def panel_tables(
+    spec: str,
+    panel: Sequence[str] = PANEL,
+    num_players: Iterable[int] = (4,),
+    mixed: bool = True,
+    anchor: str | None = None,
+) -> list[Table]:
+    """The tables of one evaluation (module docstring), in play order."""
+    panel = list(panel)
+    if not panel:
+        raise EvalError("the panel is empty: name at least one bot, e.g. greedy")
+    counts = list(num_players)
+    if not counts or any(not isinstance(n, int) or not 2 <= n <= 5 for n in counts):
+        raise EvalError(f"player counts must be integers from 2 to 5, got {counts}")
+    if len(set(counts)) != len(counts):
+        raise EvalError(f"player counts must be distinct, got {counts}")
+    out = []
+    for n in counts:
+        for bot in panel:
+            out.append(Table(f"vs_{bot}", n, (spec, *[bot] * (n - 1))))
+        if not mixed:
+            continue
+        if anchor is not None and anchor not in panel:
+            others = (panel + [anchor] * n)[: n - 2] + [anchor]
+        elif n >= 3:
+            others = [panel[i % len(panel)] for i in range(n - 1)]
+        else:
+            continue  # two players: a mixed table would repeat vs_<first bot>
+        out.append(Table("mixed", n, (spec, *others)))
+    return out
+
+
+@dataclass
+class Evaluation:
+    spec: str
+    tables: list[Table]
+    rows: list[dict[str, Any]]  # every game, with "table" ("vs_greedy", "mixed") added
+    seed: int
+    anchor: str | None
+    elapsed: float = 0.0
+    out: Path | None = None
+    ratings: dict[int, dict[str, Any]] = field(default_factory=dict)  # per player count
+
+    def table_rows(self, table: Table) -> list[dict[str, Any]]:
+        return [
+            r
+            for r in self.rows
+            if r["table"] == table.name and r["num_players"] == table.num_players
+        ]
+
+    def table_summary(self, table: Table) -> dict[str, Any]:
+        """The player's line at one table."""
+        rows = self.table_rows(table)
+        entries = {e["spec"]: e for e in summarize(rows)}
+        me = entries.get(self.spec) or {
+            "games": 0,
+            "wins": 0,
+            "win_rate": None,
+            "ci_lo": 0.0,
+            "ci_hi": 1.0,
+            "chance": 1.0 / table.num_players,
+            "mean_rank": None,
+        }
+        rated = self.ratings.get(table.num_players, {}).get("ratings", {})
+        return {
+            "num_players": table.num_players,
+            "table": table.name,
+            "opponents": list(table.entrants[1:]),
+            "games": me["games"],
+            "wins": me["wins"],
+            "win_rate": me["win_rate"],
+            "ci_lo": me["ci_lo"],
+            "ci_hi": me["ci_hi"],
+            "chance": me["chance"] if me["chance"] is not None else 1.0 / table.num_players,
+            "mean_rank": me["mean_rank"],
+            "errors": sum(1 for r in rows if r.get("error") is not None),
+            "ordinal": rated.get(self.spec, {}).get("ordinal"),
+        }
+
+    def summary(self) -> list[dict[str, Any]]:
+        """One row per table, in play order."""
+        return [self.table_summary(t) for t in self.tables]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "spec": self.spec,
+            "name": display_name(self.spec),
+            "seed": self.seed,
+            "anchor": self.anchor,
+            "games": len(self.rows),
+            "errors": sum(1 for r in self.rows if r.get("error") is not None),
+            "elapsed": round(self.elapsed, 2),
+            "log": str(self.out) if self.out is not None else None,
+            "tables": self.summary(),
+            "ratings": {str(n): r for n, r in self.ratings.items()},
+        }
+
+
+def _results(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
+    if workers <= 1 or len(tasks) <= 1:
+        for t in tasks:
+            yield run_task(t)
+        return
+    import multiprocessing as mp
+
+    chunk = max(1, min(8, len(tasks) // (workers * 8)))
+    batches = [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
+    with mp.get_context("spawn").Pool(workers) as pool:
+        for rows in pool.imap(run_tasks, batches):  # in order: rows stay in game order
+            yield from rows
+
+
+def play_tables(
+    tables: Sequence[Table],
+    games: int,
+    *,
+    seed: int = 0,
+    workers: int = 1,
+    starting_money: int | str = 70,
+    board_spaces: int = 5,
+    on_start: Callable[[int], None] | None = None,
+    on_game: Callable[[dict[str, Any]], None] | None = None,
+) -> list[dict[str, Any]]:
+    """Play ``games`` per table (rounded up to whole seat rotations) on the arena schedule of
+    each table, every table with the same ``seed`` (paired deals); rows in table order, each
+    tagged with ``table``."""
+    if games < 1:
+        raise EvalError(f"games must be at least 1 per table, got {games}")
+    if workers < 1:
+        raise EvalError(f"workers must be at least 1, got {workers}")
+    tasks: list[tuple[Table, GameTask]] = []
+    for table in tables:
+        config = GameConfig(
+            num_players=table.num_players,
+            starting_money=starting_money,
+            board_spaces=board_spaces,
+        )
+        sched = Schedule(table.entrants, config, seed)
+        tasks += [(table, t) for t in sched.tasks(games)]
+    if on_start is not None:
+        on_start(len(tasks))
+    rows = []
+    for (table, _), row in zip(tasks, _results([t for _, t in tasks], workers), strict=True):
+        row["table"] = table.name
+        rows.append(row)
+        if on_game is not None:
+            on_game(row)
+    return rows
+
+
+def evaluate(
+    spec: str,
+    *,
+    panel: Sequence[str] = PANEL,
+    num_players: Iterable[int] = (4,),
+    games: int = 400,
+    seed: int = 0,
+    mixed: bool = True,
+    anchor: str | None = None,
+    workers: int = 1,
+    starting_money: int | str = 70,
+    board_spaces: int = 5,
+    out: str | os.PathLike | None = None,
+    on_start: Callable[[int], None] | None = None,
+    on_game: Callable[[dict[str, Any]], None] | None = None,
+) -> Evaluation:
+    """Play the evaluation of ``spec`` (module docstring); ``games`` per table, rounded up to
+    whole seat rotations. ``anchor`` defaults to the first panel bot. ``out`` (a new file) gets
+    the games as JSONL; ``on_start(total_games)`` and ``on_game(row)`` report progress.
+
+    The player must differ from every panel bot and the anchor (give it a display name,
+    ``greedy@me``, to evaluate a panel bot), or its games could not be told apart."""
+    panel = list(panel)
+    if spec in panel or spec == anchor:
+        raise EvalError(
+            f"the evaluated player {spec!r} is also in the panel (or the anchor), so its games "
+            f"could not be told apart from its copies'; give it a display name, e.g. "
+            f"{spec}@me"
+        )
+    for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]):
+        make_agent(s, 0)  # a bad spec fails here, before any game (PlayerSpecError)
+    anchor = anchor if anchor is not None else (panel[0] if panel else None)
+    tables = panel_tables(spec, panel, num_players, mixed, anchor)
+    out_path = Path(out) if out is not None else None
+    if out_path is not None:  # checked before any game: never over a file, nor into a dir
+        try:
+            check_destination(out_path, "evaluation log", hint="choose another --out")
+        except DestinationError as e:
+            raise EvalError(str(e)) from None
+    t0 = time.perf_counter()
+    rows = play_tables(
+        tables,
+        games,
+        seed=seed,
+        workers=workers,
+        starting_money=starting_money,
+        board_spaces=board_spaces,
+        on_start=on_start,
+        on_game=on_game,
+    )
+    result = Evaluation(spec, tables, rows, seed, anchor, time.perf_counter() - t0)
+    for n in dict.fromkeys(t.num_players for t in tables):
+        result.ratings[n] = openskill_ratings(
+            [r for r in rows if r["num_players"] == n], anchor=anchor
+        )
+    if out_path is not None:
+        _write_log(out_path, result, games, panel)
+        result.out = out_path
+    return result
+
+
+def _write_log(path: Path, result: Evaluation, games: int, panel: list[str]) -> None:
+    header = {
+        "type": "header",
+        "kind": "eval",
+        "spec": result.spec,
+        "panel": panel,
+        "seed": result.seed,
+        "anchor": result.anchor,
+        "games_per_table": games,
+        "tables": [
+            {"num_players": t.num_players, "table": t.name, "entrants": list(t.entrants)}
+            for t in result.tables
+        ],
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    }
+    with open_atomic(path, overwrite=False) as f:
+        f.write(json.dumps(header, separators=(",", ":")) + "\n")
+        for r in result.rows:
+            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+
+
+CSV_COLUMNS = (
+    "num_players",
+    "table",
+    "opponents",
+    "games",
+    "wins",
+    "win_rate",
+    "ci_lo",
+    "ci_hi",
+    "chance",
+    "mean_rank",
+    "ordinal",
+    "errors",
+)
+
+
+def summary_csv(result: Evaluation) -> str:
+    """The summary as CSV (opponents joined by '+')."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["spec", *CSV_COLUMNS])
+    for row in result.summary():
+        w.writerow(
+            [result.spec] + ["+".join(row[c]) if c == "opponents" else row[c] for c in CSV_COLUMNS]
+        )
+    return buf.getvalue()

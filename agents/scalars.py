@@ -1,0 +1,152 @@
+"""The scalars of a training run: read from its TensorBoard event files, or from a compact export.
+
+A run directory (`lastwill train`) holds TensorBoard event files under `tb/` (one folder per
+segment: a resumed run adds `PPO_2`, ...) and `state.json` (configuration, warm-start fit).
+:func:`read_run` merges the scalars of every segment by step (a later segment wins a repeated
+step). :func:`export_run` keeps the tags worth sharing (evaluation, ratings, warm start, pool,
+speed, rollout and training diagnostics) with the run's configuration in one small JSON document
+(``"format": "lastwill-scalars/1"``), or a long CSV (``tag,step,value``); :func:`load_export`
+reads either back. ``benchmarks/export_scalars.py RUN_DIR OUT`` is the command line.
+
+:func:`win_rate_curves` picks the evaluation curves out of the scalars: per evaluated player
+count and panel bot, the steps, win rates and Wilson 95% bounds, and the chance rate 1/N; it
+understands both tag layouts of `training.tblog` (`eval/vs_<bot>/...` for one count,
+`eval/<n>p/vs_<bot>/...` for several).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+FORMAT = "lastwill-scalars/1"
+DEFAULT_TAGS = (
+    r"^(eval|rating|bc|selfplay|time)/"
+    r"|^rollout/(ep_rew_mean|ep_len_mean|invalid_action_rate)$"
+    r"|^train/(approx_kl|clip_fraction|entropy_loss|explained_variance|value_loss)$"
+)
+_WIN = re.compile(r"^eval/(?:(\d+)p/)?vs_(.+)/win_rate$")
+
+Scalars = dict[str, list[tuple[int, float]]]
+
+
+class ScalarsError(ValueError):
+    """A run directory or an export that cannot be read; the message says why."""
+
+
+def read_run(run_dir: str | Path) -> Scalars:
+    """Every scalar of a run's event files: tag -> [(step, value)] sorted by step."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    tb = Path(run_dir) / "tb"
+    dirs = sorted({p.parent for p in tb.rglob("events.out.tfevents.*")})
+    if not dirs:
+        raise ScalarsError(f"no TensorBoard event files under {tb}")
+    merged: dict[str, dict[int, float]] = {}
+    for d in dirs:
+        acc = EventAccumulator(str(d), size_guidance={"scalars": 0})  # 0: keep every point
+        acc.Reload()
+        for tag in acc.Tags()["scalars"]:
+            for ev in acc.Scalars(tag):
+                merged.setdefault(tag, {})[ev.step] = ev.value
+    return {tag: sorted(points.items()) for tag, points in sorted(merged.items())}
+
+
+def export_run(run_dir: str | Path, tags: str = DEFAULT_TAGS, note: str = "") -> dict[str, Any]:
+    """The compact export of a run (module docstring)."""
+    run = Path(run_dir)
+    keep = re.compile(tags)
+    scalars = {t: v for t, v in read_run(run).items() if keep.search(t)}
+    state: dict[str, Any] = {}
+    if (run / "state.json").exists():
+        state = json.loads((run / "state.json").read_text())
+    config = state.get("config")
+    if config is None and (run / "config.json").exists():
+        config = json.loads((run / "config.json").read_text())
+    return {
+        "format": FORMAT,
+        "run": run.name,
+        "note": note,
+        "step": state.get("step"),
+        "config": config,
+        "bc": state.get("bc"),
+        "best": state.get("best"),
+        "scalars": {t: [[s, round(float(v), 6)] for s, v in pts] for t, pts in scalars.items()},
+    }
+
+
+def write_export(doc: dict[str, Any], out: str | Path) -> Path:
+    """JSON (or, for a ``.csv`` path, the long ``tag,step,value`` table), written atomically."""
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    if out.suffix == ".csv":
+        buf = io.StringIO()
+        w = csv.writer(buf, lineterminator="\n")
+        w.writerow(["tag", "step", "value"])
+        for tag, pts in doc["scalars"].items():
+            w.writerows([tag, s, v] for s, v in pts)
+        text = buf.getvalue()
+    else:
+        text = json.dumps(doc, indent=None, separators=(",", ":")) + "\n"
+    tmp = out.with_name(out.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(out)
+    return out
+
+
+def load_export(path: str | Path) -> dict[str, Any]:
+    """An export written by :func:`write_export` (JSON, or the CSV with scalars only)."""
+    path = Path(path)
+    if not path.is_file():
+        raise ScalarsError(f"{path}: no such file")
+    text = path.read_text(encoding="utf-8")
+    if path.suffix == ".csv":
+        scalars: dict[str, list[list[float]]] = {}
+        rows = list(csv.DictReader(io.StringIO(text)))
+        if rows and set(rows[0]) != {"tag", "step", "value"}:
+            raise ScalarsError(f"{path}: expected the columns tag,step,value")
+        for r in rows:
+            scalars.setdefault(r["tag"], []).append([int(r["step"]), float(r["value"])])
+        return {"format": FORMAT, "run": path.stem, "config": None, "scalars": scalars}
+    try:
+        doc = json.loads(text)
+    except ValueError as e:
+        raise ScalarsError(f"{path} is not JSON: {e}") from None
+    if not isinstance(doc, dict) or doc.get("format") != FORMAT:
+        raise ScalarsError(f"{path} is not a scalars export (format {FORMAT!r})")
+    return doc
+
+
+def scalars_of(doc_or_scalars: dict[str, Any]) -> Scalars:
+    """The tag -> [(step, value)] mapping of an export (or of :func:`read_run`'s result)."""
+    raw = doc_or_scalars.get("scalars", doc_or_scalars)
+    return {t: [(int(s), float(v)) for s, v in pts] for t, pts in raw.items()}
+
+
+def win_rate_curves(scalars: Scalars) -> dict[int | None, dict[str, dict[str, list[float]]]]:
+    """Per evaluated count (None: the count is not in the tags, one-count layout) and bot:
+    ``steps``, ``win_rate``, ``lo``, ``hi`` (missing bounds repeat the rate) and ``chance``
+    (from `eval/chance` when logged, else empty)."""
+    out: dict[int | None, dict[str, dict[str, list[float]]]] = {}
+    for tag, pts in scalars.items():
+        m = _WIN.match(tag)
+        if not m:
+            continue
+        n = int(m.group(1)) if m.group(1) else None
+        lo = dict(scalars.get(tag + "_lo", []))
+        hi = dict(scalars.get(tag + "_hi", []))
+        prefix = "eval" if n is None else f"eval/{n}p"
+        chance = dict(scalars.get(f"{prefix}/chance", []))
+        steps = [s for s, _ in pts]
+        out.setdefault(n, {})[m.group(2)] = {
+            "steps": steps,
+            "win_rate": [v for _, v in pts],
+            "lo": [lo.get(s, v) for s, v in pts],
+            "hi": [hi.get(s, v) for s, v in pts],
+            "chance": [chance[s] for s in steps if s in chance],
+        }
+    return out

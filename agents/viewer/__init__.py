@@ -1,0 +1,18 @@
+"""``lastwill view``: a local web app for replays, the policy's view of a decision and live play.
+
+- :mod:`agents.viewer.core`: the data behind the pages, as JSON-ready dicts (no web library):
+  the games of a log, a game's decisions and money, the table picture at a decision (one seat's
+  :func:`~lastwill_env.engine.player_view`, docs/RULES.md §10, or every hand), and what a
+  ``ppo:PATH`` seat's policy thought at its decisions.
+- :mod:`agents.viewer.live`: live games in the browser (a person and bots or policies), saved
+  in the record format of ``lastwill play``.
+- :mod:`agents.viewer.server`: the Starlette app and :func:`~agents.viewer.server.serve`
+  (uvicorn); needs the ``view`` extra (``pip install -e ".[view]"``).
+- ``static/``: the page (plain HTML, CSS and JavaScript, no third-party code, nothing fetched
+  from another machine); ``examples/``: a small shipped log.
+"""
+
+from pathlib import Path
+
+STATIC_DIR = Path(__file__).resolve().parent / "static"
+EXAMPLES_DIR = Path(__file__).resolve().parent / "examples"

@@ -1,0 +1,311 @@
+"""Live games in the browser: one person and bots or policies, saved like ``lastwill play``.
+
+A :class:`LiveGame` wraps a :class:`~agents.play.PlayGame`: after every move of the person the
+bots play (:func:`agents.play.bot_step`) until the person must decide again or the game ends.
+The person sees only their seat's :func:`~lastwill_env.engine.player_view` (docs/RULES.md §10).
+A finished game is written to the save folder in the record format of ``lastwill play`` (an
+arena row plus ``"type": "play"``), so the replay pages and ``lastwill replay`` open it; a game
+can also be saved mid-way (``lastwill play --load`` resumes it). A file is never overwritten.
+
+Requests that cannot be honoured raise :class:`~agents.viewer.core.ViewError` and change
+nothing: an action that is not legal now, a move for a decision that has already been made
+(two clicks, two tabs), a move while the game is over, a bad setup.
+"""
+
+from __future__ import annotations
+
+import re
+import secrets
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any
+
+from lastwill_env.engine import (
+    GAME_OVER,
+    NUM_ACTIONS,
+    PHASE_NAMES,
+    ConfigError,
+    apply_action,
+    describe_action,
+    legal_actions,
+    new_game,
+    player_view,
+)
+from lastwill_env.engine.text import describe_step
+
+from ..play import (
+    HUMAN,
+    PlayError,
+    PlayGame,
+    bot_step,
+    choice_label,
+    default_out_path,
+    finish,
+    human_step,
+    load_game,
+    new_play,
+    observers_of,
+    save_game,
+)
+from .core import ViewError, frame
+
+NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
+SETUP_KEYS = ("seats", "seed", "starting_money", "board_spaces")
+
+
+def write_record(game: PlayGame, path: Path) -> Path:
+    """Write the game's record to ``path``, which must not exist yet (never overwritten),
+    atomically (``agents.play.save_game``: a temporary name, fsync, then a rename)."""
+    try:
+        save_game(game, path, overwrite=False)
+    except FileExistsError as e:
+        if not path.exists():  # a file where the save folder should be
+            raise ViewError(f"cannot write {path}: {e}", status=500) from None
+        raise ViewError(
+            f"{path} already exists; refusing to overwrite it: choose another name", status=409
+        ) from None
+    except OSError as e:
+        raise ViewError(f"cannot write {path}: {e}", status=500) from None
+    return path
+
+
+class LiveGame:
+    def __init__(self, gid: str, game: PlayGame, save_dir: Path) -> None:
+        self.id = gid
+        self.game = game
+        self.save_dir = save_dir
+        self.lock = threading.Lock()
+        self.observers = observers_of(game)
+        self.problems: list[str] = []
+        self.saved: list[str] = []
+        self.record_path: Path | None = None
+        self.steps: list[tuple[int, int, int, int]] = []  # (seat, action, round, phase)
+        self.money: list[list[int]] = []
+        shadow = new_game(game.config, game.deal_seed)
+        for a in game.state.history:
+            self.steps.append((shadow.cur, a, shadow.round, shadow.phase))
+            self.money.append(list(shadow.money))
+            apply_action(shadow, a)
+        self.money.append(list(game.state.money))
+        self._finished = False
+
+    # -- moves -------------------------------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.game.state.phase == GAME_OVER
+
+    def _record_step(self, seat: int, action: int, rnd: int, phase: int) -> None:
+        self.steps.append((seat, action, rnd, phase))
+        self.money.append(list(self.game.state.money))
+
+    def advance(self) -> None:
+        """Let the bots play until the person must decide or the game is over."""
+        g, s = self.game, self.game.state
+        while s.phase != GAME_OVER and s.cur != g.human_seat:
+            seat, rnd, phase = s.cur, s.round, s.phase
+            action, problem = bot_step(g, self.observers)
+            if problem is not None:
+                self.problems.append(
+                    f"decision {len(s.history) - 1}: {g.names[seat]} failed ({problem}) and "
+                    f"played {describe_action(action)}"
+                )
+            self._record_step(seat, action, rnd, phase)
+        if s.phase == GAME_OVER and not self._finished:
+            self._finished = True
+            finish(g, self.observers)
+            try:
+                self.record_path = write_record(g, default_out_path(self.save_dir))
+            except ViewError as e:  # the game stands; say so, and let Save try elsewhere
+                self.problems.append(f"the finished game was not saved: {e}")
+            else:
+                self.saved.append(str(self.record_path))
+
+    def act(self, action: Any, decision: Any) -> None:
+        """The person's move ``action`` at decision number ``decision`` (its index, which
+        guards against a second click on a decision already made)."""
+        g, s = self.game, self.game.state
+        now = len(s.history)
+        if type(decision) is not int:
+            raise ViewError(
+                f"'decision' must be the integer index of the decision you answer (now {now})",
+                allowed=[now] if not self.over else [],
+            )
+        if self.over:
+            raise ViewError("the game is over; no more moves", status=409, allowed=[])
+        if decision != now:
+            raise ViewError(
+                f"decision {decision} is not the one pending: the game is at decision {now} "
+                f"(reload the game)",
+                status=409,
+                allowed=[now],
+            )
+        if s.cur != g.human_seat:  # only while bots are being run by another request
+            raise ViewError(f"{g.names[s.cur]} is to act, not you", status=409)
+        legal = legal_actions(s)
+        if type(action) is not int or action not in legal:
+            what = (
+                describe_action(action)
+                if type(action) is int and 0 <= action < NUM_ACTIONS
+                else None
+            )
+            named = f"action {action!r}" + (f" ({what})" if what else "")
+            raise ViewError(
+                f"{named} is not legal now ({PHASE_NAMES[s.phase]}); the legal actions are "
+                f"listed in 'allowed'",
+                allowed=self.choices(),
+            )
+        seat, rnd, phase = s.cur, s.round, s.phase
+        human_step(g, action, self.observers)
+        self._record_step(seat, action, rnd, phase)
+        self.advance()
+
+    def save(self, name: Any = None) -> Path:
+        if name is None or name == "":
+            return self._save_to(default_out_path(self.save_dir))
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise ViewError(
+                f"file name {name!r} is not allowed: use letters, digits, '.', '_' and '-' "
+                f"(no folders); it is saved in {self.save_dir}",
+                allowed={"pattern": NAME_RE.pattern},
+            )
+        if not name.endswith(".json"):
+            name += ".json"
+        return self._save_to(self.save_dir / name)
+
+    def _save_to(self, path: Path) -> Path:
+        p = write_record(self.game, path)
+        self.saved.append(str(p))
+        return p
+
+    # -- what the page shows -----------------------------------------------------------------
+    def choices(self) -> list[dict[str, Any]]:
+        g, s = self.game, self.game.state
+        if s.phase == GAME_OVER or s.cur != g.human_seat:
+            return []
+        view = player_view(s, g.human_seat)
+        return [
+            {"action": a, "name": describe_action(a), "label": choice_label(a, view)}
+            for a in legal_actions(s)
+        ]
+
+    def snapshot(self) -> dict[str, Any]:
+        g, s = self.game, self.game.state
+        human = g.human_seat
+        fr = frame(s, g.seating, human)
+        n = len(s.history)
+        fr["k"] = n
+        fr["total"] = n
+        fr["next"] = None
+        return {
+            "id": self.id,
+            "deal_seed": g.deal_seed,
+            "config": g.config.to_dict(),
+            "human_seat": human,
+            "seats": [
+                {"seat": i, "spec": spec, "name": f"P{i} {spec}"}
+                for i, spec in enumerate(g.seating)
+            ],
+            "decision": n,
+            "over": s.phase == GAME_OVER,
+            "your_turn": s.phase != GAME_OVER and s.cur == human,
+            "frame": fr,
+            "choices": self.choices(),
+            "decisions": [
+                {
+                    "k": k,
+                    "round": rnd,
+                    "phase": PHASE_NAMES[phase],
+                    "seat": seat,
+                    "name": describe_step(a, seat, human),
+                }
+                for k, (seat, a, rnd, phase) in enumerate(self.steps)
+            ],
+            "money": [[row[p] for row in self.money] for p in range(g.config.num_players)],
+            "problems": list(self.problems),
+            "saved": list(self.saved),
+            "record": str(self.record_path) if self.record_path else None,
+        }
+
+
+class LiveSessions:
+    """The live games of a server, by id; the oldest are dropped beyond ``limit``."""
+
+    def __init__(self, save_dir: Path, limit: int = 50) -> None:
+        self.save_dir = save_dir
+        self.limit = limit
+        self._games: OrderedDict[str, LiveGame] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def _add(self, game: PlayGame) -> LiveGame:
+        gid = secrets.token_hex(6)
+        live = LiveGame(gid, game, self.save_dir)
+        with self._lock:
+            self._games[gid] = live
+            while len(self._games) > self.limit:
+                self._games.popitem(last=False)
+        with live.lock:
+            live.advance()
+        return live
+
+    def create(self, body: Any) -> LiveGame:
+        """A new game from ``{"seats": [...], "seed", "starting_money", "board_spaces"}``:
+        ``seats`` lists a spec per seat, exactly one of them ``"human"``."""
+        if not isinstance(body, dict):
+            raise ViewError("the request body must be a JSON object", allowed=list(SETUP_KEYS))
+        extra = sorted(set(body) - set(SETUP_KEYS))
+        if extra:
+            raise ViewError(f"unknown field(s) {extra}", allowed=list(SETUP_KEYS))
+        seats = body.get("seats")
+        if (
+            not isinstance(seats, list)
+            or not 2 <= len(seats) <= 5
+            or not all(isinstance(x, str) and x.strip() for x in seats)
+        ):
+            raise ViewError(
+                "'seats' must list 2 to 5 player specs, one per seat, exactly one of them "
+                f'{HUMAN!r}, e.g. ["human", "greedy", "planner"]',
+                allowed={"min": 2, "max": 5},
+            )
+        seats = [x.strip() for x in seats]
+        humans = [i for i, x in enumerate(seats) if x == HUMAN]
+        if len(humans) != 1:
+            raise ViewError(
+                f"'seats' must hold exactly one {HUMAN!r} (the person playing); it holds "
+                f"{len(humans)}"
+            )
+        seed = body.get("seed")
+        if seed is not None and (type(seed) is not int or not 0 <= seed < 2**63):
+            raise ViewError(f"'seed' must be a non-negative integer or null, got {seed!r}")
+        money = body.get("starting_money", 70)
+        spaces = body.get("board_spaces", 5)
+        if type(spaces) is not int:
+            raise ViewError(f"'board_spaces' must be an integer, got {spaces!r}")
+        human = humans[0]
+        try:
+            game = new_play(
+                [x for i, x in enumerate(seats) if i != human],
+                human_seat=human,
+                num_players=len(seats),
+                seed=seed,
+                starting_money=money,
+                board_spaces=spaces,
+            )
+        except (PlayError, ConfigError) as e:
+            raise ViewError(str(e)) from None
+        return self._add(game)
+
+    def resume(self, path: Path) -> LiveGame:
+        """Continue an unfinished game saved from ``lastwill play`` or this page."""
+        try:
+            game = load_game(path)
+        except PlayError as e:
+            raise ViewError(str(e)) from None
+        return self._add(game)
+
+    def get(self, gid: str) -> LiveGame:
+        with self._lock:
+            live = self._games.get(gid)
+        if live is None:
+            raise ViewError(f"no live game {gid!r} (it may have been closed)", status=404)
+        return live

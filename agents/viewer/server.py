@@ -1,0 +1,429 @@
+"""The ``lastwill view`` web server: a Starlette app over :mod:`agents.viewer.core` and
+:mod:`agents.viewer.live`, run by uvicorn on 127.0.0.1 by default.
+
+Routes (every answer is JSON but the page and its files; a bad request is answered with a 4xx
+status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
+
+- ``GET /`` the page; ``GET /static/...`` its script and style sheet (shipped in the package).
+- ``GET /api/meta``: versions, the player registry, the open logs, the save folder.
+- ``GET /api/catalogue``: every card, the plan boards, the names of decks and errand spaces.
+- ``GET /api/logs``; ``POST /api/logs {"path"}`` opens another log or game file.
+- ``GET /api/logs/{log}/games?entrant=SPEC&winner=SPEC``: the game list.
+- ``GET /api/logs/{log}/games/{game}?seat=all|S``: decisions (named as that view saw them),
+  money over the decisions, round starts, results.
+- ``GET /api/logs/{log}/games/{game}/frames/{k}?seat=all|S``: the table before decision k.
+- ``GET /api/logs/{log}/games/{game}/analysis/{k}?seat=all|S&top=N``: what a ``ppo:PATH``
+  seat's policy thought at decision k (probabilities and the value estimate).
+- ``POST /api/live {"seats", "seed", "starting_money", "board_spaces"}``, or
+  ``{"resume": {"log", "game"}}``; ``GET /api/live/{id}``;
+  ``POST /api/live/{id}/act {"action", "decision"}``; ``POST /api/live/{id}/save {"name"}``.
+
+Requests whose ``Host`` is not this machine's loopback name are refused (no DNS rebinding) and
+a POST must carry ``Content-Type: application/json`` (no cross-site form posts); the page's
+Content-Security-Policy lets it load and fetch from this server only.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import MutableHeaders
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from . import EXAMPLES_DIR, STATIC_DIR
+from .core import ALL, ReplayCache, Sources, ViewError, analyse, catalogue, parse_view
+from .live import LiveSessions
+
+LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
+    "frame-ancestors 'none'"
+)
+
+
+def _error(e: ViewError) -> JSONResponse:
+    return JSONResponse(e.payload(), status_code=e.status)
+
+
+def _int(value: str, what: str) -> int:
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise ViewError(f"{what} must be an integer, got {value!r}") from None
+
+
+def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
+    q = dict(request.query_params)
+    extra = sorted(set(q) - set(allowed))
+    if extra:
+        raise ViewError(f"unknown query parameter(s) {extra}", allowed=list(allowed))
+    return q
+
+
+async def _body(request: Request) -> Any:
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/json":
+        raise ViewError(
+            f"send the request body as JSON with Content-Type: application/json (got "
+            f"{ctype or 'none'})",
+            status=415,
+            allowed=["application/json"],
+        )
+    raw = await request.body()
+    if not raw:
+        return {}
+    try:
+        return json.loads(raw)
+    except ValueError as e:
+        raise ViewError(f"the request body is not valid JSON ({e})") from None
+
+
+class SecurityHeaders:
+    """ASGI middleware: the Content-Security-Policy (this server only) and no caching of API
+    answers."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        api = scope.get("path", "").startswith("/api/")
+
+        async def send_with_headers(message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                headers.setdefault("Content-Security-Policy", CSP)
+                headers.setdefault("X-Content-Type-Options", "nosniff")
+                headers.setdefault("Referrer-Policy", "no-referrer")
+                if api:
+                    headers.setdefault("Cache-Control", "no-store")
+            await send(message)
+
+        await self.app(scope, receive, send_with_headers)
+
+
+def create_app(
+    log: str | Path | None = None,
+    save_dir: str | Path = "runs/play",
+    allowed_hosts: list[str] | None = None,
+) -> Starlette:
+    """The app; ``log`` (optional) is opened first. Raises :class:`ViewError` for a bad log."""
+    sources = Sources()
+    cache = ReplayCache()
+    save = Path(save_dir)
+    sessions = LiveSessions(save)
+    first = sources.open(log) if log is not None else None
+
+    def api(fn, body: bool = False):
+        """An endpoint around ``fn(request)`` (or ``fn(request, body)`` for a JSON body), run
+        in a worker thread (bots and policies may think for a while); a ViewError becomes
+        its JSON error answer."""
+
+        async def endpoint(request: Request) -> Response:
+            try:
+                if body:
+                    data = await _body(request)
+                    out = await run_in_threadpool(fn, request, data)
+                else:
+                    out = await run_in_threadpool(fn, request)
+            except ViewError as e:
+                return _error(e)
+            return out if isinstance(out, Response) else JSONResponse(out)
+
+        return endpoint
+
+    def index(request: Request) -> Response:
+        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-store"})
+
+    def meta(request: Request) -> dict[str, Any]:
+        import lastwill_env
+
+        from ..registry import entries
+
+        players = [{"name": e.name, "summary": e.summary, "params": e.params} for e in entries()]
+        examples = sorted(str(p) for p in EXAMPLES_DIR.glob("*.json*"))
+        policies = []
+        for p in sorted((Path(__file__).resolve().parents[1] / "policies").glob("*.npz")):
+            try:
+                shown = str(p.relative_to(Path.cwd().resolve()))
+            except ValueError:
+                shown = str(p)
+            policies.append(f"ppo:{shown}")
+        return {
+            "env_name": lastwill_env.ENV_NAME,
+            "players": players,
+            "logs": sources.list(),
+            "first_log": first.id if first is not None else None,
+            "save_dir": str(save.resolve()),
+            "examples": examples,
+            "policies": policies,
+        }
+
+    def get_logs(request: Request) -> dict[str, Any]:
+        return {"logs": sources.list()}
+
+    def post_logs(request: Request, body: Any) -> dict[str, Any]:
+        if (
+            not isinstance(body, dict)
+            or set(body) != {"path"}
+            or not isinstance(body.get("path"), str)
+        ):
+            raise ViewError('send {"path": "FILE"}: an arena log or a game file', allowed=["path"])
+        return sources.open(body["path"]).describe()
+
+    def games(request: Request) -> dict[str, Any]:
+        q = _query(request, ("entrant", "winner"))
+        src = sources.get(request.path_params["log"])
+        return src.games(q.get("entrant") or None, q.get("winner") or None)
+
+    def _replay(request: Request):
+        src = sources.get(request.path_params["log"])
+        rep = cache.get(src, _int(request.path_params["game"], "game"))
+        return src, rep
+
+    def game(request: Request) -> dict[str, Any]:
+        q = _query(request, ("seat",))
+        _, rep = _replay(request)
+        return rep.detail(parse_view(q.get("seat"), rep.n))
+
+    def frame(request: Request) -> dict[str, Any]:
+        q = _query(request, ("seat",))
+        _, rep = _replay(request)
+        viewer = parse_view(q.get("seat"), rep.n)
+        return rep.frame(_int(request.path_params["k"], "decision"), viewer)
+
+    def analysis(request: Request) -> dict[str, Any]:
+        q = _query(request, ("seat", "top"))
+        src, rep = _replay(request)
+        viewer = parse_view(q.get("seat"), rep.n)
+        top = _int(q.get("top", "5"), "top")
+        k = _int(request.path_params["k"], "decision")
+        return analyse(rep, k, viewer, top=top, log_dir=src.path.parent)
+
+    def live_new(request: Request, body: Any) -> dict[str, Any]:
+        if isinstance(body, dict) and "resume" in body:
+            r = body["resume"]
+            if set(body) != {"resume"} or not isinstance(r, dict) or set(r) != {"log", "game"}:
+                raise ViewError(
+                    'to continue a saved game send {"resume": {"log": ID, "game": N}}',
+                    allowed=["resume"],
+                )
+            src = sources.get(str(r["log"]))
+            if type(r["game"]) is not int:
+                raise ViewError(f"'game' must be an integer, got {r['game']!r}")
+            src.record(r["game"])  # 404 when there is no such game
+            if src.describe()["kind"] != "game file":
+                raise ViewError(
+                    f"{src.path.name} is an arena log; only a saved play game (one game file) "
+                    f"can be continued"
+                )
+            return sessions.resume(src.path).snapshot()
+        return sessions.create(body).snapshot()
+
+    def live_get(request: Request) -> dict[str, Any]:
+        live = sessions.get(request.path_params["gid"])
+        with live.lock:
+            return live.snapshot()
+
+    def _locked(live):
+        if not live.lock.acquire(blocking=False):
+            raise ViewError("this game is busy with another request; try again", status=409)
+        return live.lock
+
+    def live_act(request: Request, body: Any) -> dict[str, Any]:
+        live = sessions.get(request.path_params["gid"])
+        if not isinstance(body, dict) or set(body) != {"action", "decision"}:
+            raise ViewError(
+                'send {"action": A, "decision": K}: a legal action and the number of the '
+                "decision it answers",
+                allowed=["action", "decision"],
+            )
+        lock = _locked(live)
+        try:
+            live.act(body["action"], body["decision"])
+            return live.snapshot()
+        finally:
+            lock.release()
+
+    def live_save(request: Request, body: Any) -> dict[str, Any]:
+        live = sessions.get(request.path_params["gid"])
+        if not isinstance(body, dict) or not set(body) <= {"name"}:
+            raise ViewError('send {"name": "FILE.json"} or {} for a new name', allowed=["name"])
+        lock = _locked(live)
+        try:
+            path = live.save(body.get("name"))
+        finally:
+            lock.release()
+        src = sources.open(path)
+        return {"path": str(path), "log": src.describe()}
+
+    async def not_found(request: Request, exc: HTTPException) -> Response:
+        if request.url.path.startswith("/api/") or exc.status_code != 404:
+            allowed = None
+            if exc.status_code == 405:
+                allow = (exc.headers or {}).get("Allow", "")
+                allowed = [m.strip() for m in allow.split(",") if m.strip()] or None
+            msg = {404: "no such endpoint", 405: f"method {request.method} is not allowed here"}
+            return _error(
+                ViewError(
+                    f"{request.method} {request.url.path}: "
+                    + msg.get(exc.status_code, str(exc.detail)),
+                    status=exc.status_code,
+                    allowed=allowed,
+                )
+            )
+        return JSONResponse({"error": f"{request.url.path}: not found"}, status_code=404)
+
+    routes = [
+        Route("/", index),
+        Route("/api/meta", api(meta)),
+        Route("/api/catalogue", api(lambda r: catalogue())),
+        Route("/api/logs", api(get_logs), methods=["GET"]),
+        Route("/api/logs", api(post_logs, body=True), methods=["POST"]),
+        Route("/api/logs/{log}/games", api(games)),
+        Route("/api/logs/{log}/games/{game}", api(game)),
+        Route("/api/logs/{log}/games/{game}/frames/{k}", api(frame)),
+        Route("/api/logs/{log}/games/{game}/analysis/{k}", api(analysis)),
+        Route("/api/live", api(live_new, body=True), methods=["POST"]),
+        Route("/api/live/{gid}", api(live_get), methods=["GET"]),
+        Route("/api/live/{gid}/act", api(live_act, body=True), methods=["POST"]),
+        Route("/api/live/{gid}/save", api(live_save, body=True), methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+    ]
+    hosts = allowed_hosts if allowed_hosts is not None else LOOPBACK_NAMES
+    app = Starlette(
+        routes=routes,
+        middleware=[
+            Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
+            Middleware(SecurityHeaders),
+        ],
+        exception_handlers={HTTPException: not_found},
+    )
+
+    app.state.sources = sources
+    app.state.sessions = sessions
+    app.state.first_log = first
+    return app
+
+
+# ---------------------------------------------------------------------------------------------
+# Serving
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening socket; a clear :class:`ViewError` when the address cannot be used."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except OSError as e:
+        sock.close()
+        hint = "choose another --port (or --port 0 for a free one)"
+        raise ViewError(f"cannot listen on {host}:{port} ({e.strerror or e}); {hint}") from None
+    sock.listen(128)
+    return sock
+
+
+def url_of(sock: socket.socket) -> str:
+    host, port = sock.getsockname()[:2]
+    shown = f"[{host}]" if ":" in host else host
+    if host in ("0.0.0.0", "::"):
+        shown = "127.0.0.1" if host == "0.0.0.0" else "[::1]"
+    return f"http://{shown}:{port}/"
+
+
+def make_server(app: Starlette, log_level: str = "warning"):
+    import uvicorn
+
+    config = uvicorn.Config(app, log_level=log_level, access_log=False, lifespan="off")
+    return uvicorn.Server(config)
+
+
+def hosts_for(host: str) -> list[str]:
+    """Host names the server answers to: loopback names, plus the bound name when it is not
+    a loopback one (the user chose to expose the server)."""
+    if host in ("127.0.0.1", "localhost", "::1"):
+        return LOOPBACK_NAMES
+    return ["*"]
+
+
+def serve(
+    log: str | Path | None,
+    host: str = "127.0.0.1",
+    port: int = 8765,
+    open_browser: bool = True,
+    save_dir: str | Path = "runs/play",
+    on_ready=None,
+) -> None:
+    """Open ``log``, listen on ``host:port`` and serve until interrupted."""
+    app = create_app(log, save_dir=save_dir, allowed_hosts=hosts_for(host))
+    sock = bind(host, port)
+    url = url_of(sock)
+    first = app.state.first_log
+    if first is not None:
+        url += f"#log={first.id}"
+    server = make_server(app)
+    if on_ready is not None:
+        on_ready(url)
+    if open_browser:
+        threading.Timer(0.5, lambda: webbrowser.open(url)).start()
+    try:
+        server.run(sockets=[sock])
+    finally:
+        sock.close()
+
+
+class BackgroundServer:
+    """The app served from a thread (for tests and scripts): ``with BackgroundServer(app) as
+    url: ...``; binds 127.0.0.1 on a free port."""
+
+    def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.app, self.host, self.port = app, host, port
+        self.url = ""
+        self._server = None
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> str:
+        import time
+
+        sock = bind(self.host, self.port)
+        self.url = url_of(sock)
+        self._server = make_server(self.app)
+        self._thread = threading.Thread(
+            target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
+        )
+        self._thread.start()
+        deadline = time.monotonic() + 20
+        while not self._server.started:
+            if time.monotonic() > deadline or not self._thread.is_alive():
+                raise RuntimeError("the viewer server did not start")
+            time.sleep(0.02)
+        self._sock = sock
+        return self.url
+
+    def __exit__(self, *exc) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+        self._sock.close()
+
+
+__all__ = ["ALL", "BackgroundServer", "create_app", "serve", "bind", "make_server", "url_of"]

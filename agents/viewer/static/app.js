@@ -1,0 +1,672 @@
+// Last Will viewer: replays, the policy's view of a decision, and live play.
+// Plain JavaScript, no libraries; talks only to the server that served it (/api/...).
+"use strict";
+
+const S = {
+  cat: null,          // /api/catalogue
+  meta: null,         // /api/meta
+  log: null,          // id of the open log
+  logs: [],
+  games: [],          // rows of the game list
+  gameId: null,
+  game: null,         // /api/logs/{log}/games/{game}
+  k: 0,
+  seat: 0,            // viewing seat
+  omni: false,        // every hand
+  frameSeq: 0,       // the latest request of each kind wins
+  policySeq: 0,
+  gameSeq: 0,
+  listSeq: 0,
+  live: null,         // live game snapshot
+};
+
+// ------------------------------------------------------------------------------------------
+// helpers
+
+function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  if (attrs) {
+    for (const [k, v] of Object.entries(attrs)) {
+      if (v === null || v === undefined || v === false) continue;
+      if (k === "class") el.className = v;
+      else if (k === "text") el.textContent = v;
+      else if (k.startsWith("on")) el.addEventListener(k.slice(2), v);
+      else el.setAttribute(k, v === true ? "" : String(v));
+    }
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+
+function svg(tag, attrs) {
+  const el = document.createElementNS("http://www.w3.org/2000/svg", tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, String(v));
+  return el;
+}
+
+const $ = (id) => document.getElementById(id);
+
+function plural(k, word) {
+  return `${k} ${word}${k === 1 ? "" : "s"}`;
+}
+
+function money(m) {
+  return m < 0 ? `-£${-m}` : `£${m}`;
+}
+
+function status(text, isError) {
+  const el = $("status");
+  el.textContent = text || "";
+  el.classList.toggle("error", !!isError);
+}
+
+class ApiError extends Error {
+  constructor(status, body) {
+    super(body && body.error ? body.error : `HTTP ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+async function api(path, body) {
+  const opts = body === undefined ? {} : {
+    method: "POST",
+    headers: {"Content-Type": "application/json"},
+    body: JSON.stringify(body),
+  };
+  const r = await fetch(path, opts);
+  let data = null;
+  try { data = await r.json(); } catch (e) { data = null; }
+  if (!r.ok) throw new ApiError(r.status, data);
+  return data;
+}
+
+function fail(e) {
+  status(e.message || String(e), true);
+}
+
+function shortSpec(spec) {
+  // ppo:some/folder/best.npz -> ppo:best.npz (the full spec is in the title)
+  const m = /^ppo:(.*?)(:sample|:det)?$/.exec(spec || "");
+  if (!m) return spec;
+  return `ppo:${m[1].split("/").pop()}${m[2] || ""}`;
+}
+
+function seatName(seats, s) {
+  return `P${s} ${shortSpec(seats[s].spec)}`;
+}
+
+function seatMark(seat, label) {
+  if (seat === null || seat === undefined) return null;
+  return h("span", {class: `seatmark c${seat}`, text: label || `P${seat}`});
+}
+
+function card(id, extra) {
+  const c = S.cat.cards[id];
+  const cls = ["card", c.category];
+  if (c.deck === "special") cls.push("special");
+  if (extra && extra.used) cls.push("used");
+  const el = h("span", {class: cls.join(" "), "data-card": c.name,
+    title: `${c.name} (${c.category}${c.crowns ? ", " + c.crowns + " crown" : ""})`},
+  h("span", {class: "nm", text: c.name}));
+  return el;
+}
+
+function boardCard(b) {
+  const c = S.cat.cards[b.card];
+  const el = card(b.card, b);
+  if (c.values.length > 1) {
+    el.append(h("br"), h("span", {class: "track"},
+      c.values.map((v, i) => h("span", {class: i === b.step ? "on" : "", text: v}))));
+  } else if (c.values.length === 1) {
+    el.append(h("span", {class: "meta", text: ` £${c.values[0]}`}));
+  }
+  if (c.slots.length) {
+    el.append(h("br"), h("span", {class: "meta"}, c.slots.map(([t, amount], i) =>
+      h("span", {class: "tok" + (i < b.filled ? " full" : ""), title: `${t} slot: ${amount}`,
+        text: t[0].toUpperCase()}))));
+  }
+  if (b.used) el.append(" ", h("span", {class: "badge used", text: "used"}));
+  if (b.privilege_left) el.append(" ", h("span", {class: "badge", text: `priv ${b.privilege_left}`}));
+  return el;
+}
+
+// ------------------------------------------------------------------------------------------
+// the table picture
+
+function renderTable(fr, seats, root) {
+  const n = fr.seats.length;
+  const nm = (s) => (s === null || s === undefined ? "-" : seatName(seats, s));
+  root.replaceChildren();
+  const head = `Round ${fr.round}${fr.final_round ? " (final round)" : ""}` +
+    (fr.over ? " · game over" : ` · ${fr.phase_name} · ${nm(fr.to_act)} to act`) +
+    ` · start player ${nm(fr.start_player)}`;
+  const strip = h("div", {class: "strip"}, h("div", {class: "head", "data-testid": "phase", text: head}));
+  strip.append(h("span", null, "market: ",
+    S.cat.property_types.map((t, i) => h("b", null, `${t} ${fr.modifiers[i] >= 0 ? "+" : ""}${fr.modifiers[i]} `))));
+  strip.append(h("span", null, "token supply: ",
+    S.cat.companions.map((t, i) => h("b", null, `${t} ${fr.tokens[i]} `))));
+  strip.append(h("span", null, "decks: ",
+    S.cat.decks.map((d, i) => h("b", null, `${d} ${fr.deck_sizes[i]} `)),
+    h("b", null, `special ${fr.special_deck}`)));
+  strip.append(h("span", null, `jokers `, h("b", null, fr.jokers), ` · extensions left `, h("b", null, fr.extensions_left)));
+  root.append(strip);
+
+  if (fr.results) root.append(renderResults(fr.results, seats));
+
+  const p = fr.pending;
+  const pend = [];
+  if (p.actions !== null) pend.push(`actions left ${p.actions}`);
+  if (p.using !== null && p.using !== undefined) pend.push(`using ${S.cat.cards[p.using].name}: choose its option`);
+  if (p.resolving !== null) pend.push(`resolving ${S.cat.cards[p.resolving].name} (spend ${p.spend}, add-on ${p.addon}, steps left ${p.steps_left})`);
+  if (p.draw) pend.push(`blind draw: ${p.draw.left} left, chosen so far: ${p.draw.queue.join(", ") || "-"}`);
+  if (pend.length || p.kept.length) {
+    root.append(h("div", {class: "pending"}, pend.join(" · "),
+      p.kept.length ? h("span", null, pend.length ? " · " : "", "kept so far: ", p.kept.map((c) => card(c))) : null));
+  }
+
+  // offer board and errands
+  const offer = h("div", {class: "group", "data-testid": "offer"}, h("h4", {text: "Offer board"}),
+    h("div", {class: "slots"}, fr.offer.map((o) => h("div", {class: "space"},
+      h("div", {class: "n", text: `space ${o.space + 1}`}),
+      o.card === null ? h("span", {class: "muted", text: "empty"}) : card(o.card),
+      o.taken_by !== null ? h("div", {title: seats[o.taken_by].name}, "errand boy ", seatMark(o.taken_by)) : null))));
+  const e = fr.errands;
+  const errands = h("div", {class: "group", "data-testid": "errands"}, h("h4", {text: "Errands"}),
+    h("div", {class: "errands"},
+      h("span", {class: "errand" + (e.market_used ? " used" : ""), text: `property market: ${e.market_used ? "taken" : "free"}`}),
+      h("span", {class: "errand" + (e.opera_used ? " used" : ""), text: `opera: ${e.opera_used ? "taken" : "free"}`}),
+      h("span", {class: "errand" + (e.extension_used >= e.extension_capacity ? " used" : ""),
+        text: `board extension: ${e.extension_used}/${e.extension_capacity}`}),
+      h("span", {class: "errand"}, "unknown card taken by: ",
+        fr.seats.filter((s) => s.unknown_used).map((s) => seatMark(s.seat)), fr.seats.some((s) => s.unknown_used) ? null : "nobody"),
+      h("span", {class: "errand"}, "errand boys left: ", fr.seats.map((s) => h("span", null, seatMark(s.seat), ` ${s.errand_boys_left} `)))));
+  root.append(h("div", {class: "row"}, offer));
+
+  // plan board
+  const plans = h("div", {class: "group", "data-testid": "plans"}, h("h4", {text: "Plan board"}),
+    h("div", {class: "slots"}, fr.plans.map((pl) => h("div", {class: "space plan" + (pl.blocked ? " blocked" : "")},
+      h("div", {class: "n", text: `plan ${pl.space + 1} · order ${pl.order}`}),
+      h("div", {text: `${plural(pl.cards, "card")} · ${plural(pl.errand_boys, "boy")} · ${plural(pl.actions, "action")}`}),
+      pl.taken_by !== null ? h("div", {title: seats[pl.taken_by].name}, "taken by ", seatMark(pl.taken_by)) : null,
+      pl.blocked ? h("div", {class: "muted", text: "blocked"}) : null))),
+    fr.plan_order.length ? h("div", {class: "strip"}, "turn order: ", fr.plan_order.map((s) => seatMark(s))) : null);
+  root.append(h("div", {class: "row"}, plans, errands));
+
+  // players
+  const players = h("div", {class: "players"});
+  for (const s of fr.seats) {
+    const known = s.known || [];
+    const hand = s.hand === null
+      ? [known.length ? h("span", {"data-testid": "known"}, known.map((c) => card(c))) : null,
+        h("span", {class: "hidden-hand", text: known.length
+          ? ` + ${s.hand_size - known.length} hidden (${s.hand_size} in all; the shown ones were taken face up)`
+          : `${s.hand_size} card${s.hand_size === 1 ? "" : "s"}, hidden`})]
+      : (s.hand.length ? s.hand.map((c) => card(c)) : h("span", {class: "muted", text: "empty"}));
+    const plan = s.plan === null ? "no plan" : `plan ${s.plan + 1} (order ${fr.plans[s.plan].order})`;
+    players.append(h("div", {class: `player b${s.seat}` + (fr.to_act === s.seat ? " acting" : ""),
+      "data-testid": "player", "data-seat": s.seat},
+    h("div", {class: "ph"},
+      h("span", {class: "pname", title: s.name, text: seatName(seats, s.seat) + (fr.view === s.seat ? " (view)" : "")}),
+      h("span", {class: "money" + (s.money < 0 ? " neg" : ""), "data-testid": "money", "data-seat": s.seat,
+        text: money(s.money)})),
+    h("div", {class: "facts", text: `hand ${s.hand_size} · extensions ${s.extensions} · ${plan} · errand boys left ${s.errand_boys_left}`}),
+    h("div", {class: "board"}, h("span", {class: "lbl", text: "board"}),
+      s.board.length ? s.board.map(boardCard) : h("span", {class: "muted", text: "empty"})),
+    h("div", {class: "hand", "data-testid": "hand", "data-seat": s.seat}, h("span", {class: "lbl", text: "hand"}), hand)));
+  }
+  root.append(players);
+
+  const disc = fr.discards.filter((d) => d.cards.length || d.hidden);
+  root.append(h("details", {class: "more"}, h("summary", {text: "discard piles and the box"}),
+    disc.map((d) => h("div", null, `${d.deck}: `, d.cards.map((c) => card(c)),
+      d.hidden ? ` (+${d.hidden} face down)` : "")),
+    h("div", null, "out of the game: ", fr.box.length ? fr.box.map((c) => card(c)) : "-")));
+  void n;
+}
+
+function renderResults(r, seats) {
+  const order = seats.map((s) => s.seat).sort((a, b) => r.ranks[a] - r.ranks[b] || a - b);
+  return h("div", {class: "results", "data-testid": "results"},
+    h("b", null, `Winner: ${seatName(seats, r.winner)}`), ` (decided by ${r.decided_by}, ${r.rounds} rounds)`,
+    h("table", null, h("tr", null, ["rank", "seat", "money", "property", "total"].map((t) => h("th", {text: t}))),
+      order.map((s) => h("tr", null, h("td", {text: r.ranks[s]}), h("td", {text: seatName(seats, s), title: seats[s].name}),
+        h("td", {text: money(r.money[s])}), h("td", {text: money(r.property_value[s])}),
+        h("td", {text: money(r.totals[s]) + (r.bankrupt[s] ? " bankrupt" : "")})))));
+}
+
+// ------------------------------------------------------------------------------------------
+// money chart (inline SVG)
+
+function renderChart(root, series, names, k, roundStarts, onPick) {
+  root.replaceChildren();
+  const W = 320, H = 170, L = 34, R = 6, T = 8, B = 18;
+  const len = series.length ? series[0].length : 0;
+  let lo = Infinity, hi = -Infinity;
+  for (const s of series) for (const v of s) { lo = Math.min(lo, v); hi = Math.max(hi, v); }
+  if (!isFinite(lo)) { lo = 0; hi = 1; }
+  if (hi - lo < 10) { const mid = (hi + lo) / 2; lo = mid - 5; hi = mid + 5; }
+  const pad = (hi - lo) * 0.06; lo -= pad; hi += pad;
+  const x = (i) => L + (len > 1 ? (i / (len - 1)) * (W - L - R) : 0);
+  const y = (v) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
+  const el = svg("svg", {viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "money of every seat over the decisions"});
+  const step = niceStep((hi - lo) / 4);
+  for (let v = Math.ceil(lo / step) * step; v <= hi; v += step) {
+    el.append(svg("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: v === 0 ? "#999" : "#e6dfd0", "stroke-width": 1}));
+    const t = svg("text", {x: L - 3, y: y(v) + 3, "text-anchor": "end", "font-size": 9, fill: "#76706a"});
+    t.textContent = `£${v}`; el.append(t);
+  }
+  for (const [rd, start] of Object.entries(roundStarts || {})) {
+    el.append(svg("line", {x1: x(start), x2: x(start), y1: T, y2: H - B, stroke: "#efe8da", "stroke-width": 1}));
+    const t = svg("text", {x: x(start) + 2, y: H - 5, "font-size": 9, fill: "#76706a"});
+    t.textContent = `R${rd}`; el.append(t);
+  }
+  const colors = ["#c0392b", "#2471a3", "#229954", "#b9770e", "#7d3c98"];
+  series.forEach((s, p) => {
+    const pts = s.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
+    el.append(svg("polyline", {points: pts, fill: "none", stroke: colors[p], "stroke-width": 1.6}));
+  });
+  if (len) {
+    el.append(svg("line", {x1: x(k), x2: x(k), y1: T, y2: H - B, stroke: "#22201c", "stroke-width": 1, "stroke-dasharray": "3 2"}));
+    series.forEach((s, p) => el.append(svg("circle", {cx: x(k), cy: y(s[Math.min(k, len - 1)]), r: 2.5, fill: colors[p]})));
+  }
+  if (onPick && len > 1) {
+    el.addEventListener("click", (ev) => {
+      const box = el.getBoundingClientRect();
+      const fx = ((ev.clientX - box.left) / box.width) * W;
+      onPick(Math.max(0, Math.min(len - 1, Math.round(((fx - L) / (W - L - R)) * (len - 1)))));
+    });
+  }
+  root.append(el, h("div", {class: "legend"}, names.map((nm, p) => h("span", null,
+    (() => { const sw = h("span", {class: `sw c${p}`}); return sw; })(),
+    `${nm} ${len ? money(series[p][Math.min(k, len - 1)]) : ""}`))));
+}
+
+function niceStep(raw) {
+  const p = Math.pow(10, Math.floor(Math.log10(Math.max(raw, 1))));
+  for (const m of [1, 2, 5, 10]) if (m * p >= raw) return m * p;
+  return 10 * p;
+}
+
+// ------------------------------------------------------------------------------------------
+// replays
+
+async function loadMeta() {
+  [S.cat, S.meta] = await Promise.all([api("/api/catalogue"), api("/api/meta")]);
+  S.logs = S.meta.logs;
+}
+
+function fillLogSelect() {
+  const sel = $("log-select");
+  sel.replaceChildren(...S.logs.map((l) => h("option", {value: l.id, text: `${l.name} (${l.games} game${l.games === 1 ? "" : "s"})`})));
+  if (S.log) sel.value = S.log;
+}
+
+async function openLog(id, keepFilters) {
+  if (S.log !== id) {  // another log: its games are new
+    S.gameId = null;
+    S.game = null;
+    $("game-view").hidden = true;
+    $("empty-game").hidden = false;
+  }
+  S.log = id;
+  fillLogSelect();
+  const info = S.logs.find((l) => l.id === id);
+  if (!keepFilters) {
+    for (const f of ["f-entrant", "f-winner"]) {
+      $(f).replaceChildren(h("option", {value: "", text: "any"}),
+        ...(info ? info.entrants : []).map((e) => h("option", {value: e, text: e})));
+    }
+  }
+  await loadGames();
+}
+
+async function loadGames() {
+  const q = new URLSearchParams();
+  if ($("f-entrant").value) q.set("entrant", $("f-entrant").value);
+  if ($("f-winner").value) q.set("winner", $("f-winner").value);
+  const seq = ++S.listSeq;
+  const data = await api(`/api/logs/${S.log}/games?${q}`);
+  if (seq !== S.listSeq) return;  // the filters or the log changed meanwhile
+  S.games = data.games;
+  const body = $("game-list").querySelector("tbody");
+  body.replaceChildren(...S.games.map((g) => {
+    const seats = g.seating.map((sp, i) => h("div", {class: "gseat" + (g.winner === i ? " win" : ""), title: sp},
+      h("span", {text: `P${i} ${shortSpec(sp)}`}), h("span", {class: "gm", text: g.money ? money(g.money[i]) : ""})));
+    const note = g.error ? h("div", {class: "muted", text: `error: ${g.error.message}`}) : (g.finished ? null : h("div", {class: "muted", text: "unfinished"}));
+    const tr = h("tr", {class: g.error ? "game err" : "game", "data-game": g.game, title: g.error ? g.error.message : `game ${g.game}: ${g.decisions} decisions`},
+      h("td", {text: g.game}), h("td", null, seats, note), h("td", {text: g.rounds ?? "-"}));
+    if (!g.error) tr.addEventListener("click", () => openGame(g.game).catch(fail));
+    if (g.game === S.gameId) tr.classList.add("sel");
+    return tr;
+  }));
+  $("games-count").textContent = `${S.games.length} game${S.games.length === 1 ? "" : "s"} shown`;
+}
+
+function viewParam() {
+  return S.omni ? "all" : String(S.seat);
+}
+
+async function openGame(gameId, k) {
+  const first = S.gameId !== gameId;
+  S.gameId = gameId;
+  if (first) {
+    const row = S.games.find((g) => g.game === gameId);
+    const seating = row ? row.seating : [];
+    let seat = seating.findIndex((sp) => sp.startsWith("ppo:"));
+    if (row && row.human_seat !== null && row.human_seat !== undefined) seat = row.human_seat;
+    S.seat = seat >= 0 ? seat : 0;
+  }
+  await loadGame(k === undefined ? (first ? 0 : S.k) : k);
+  for (const tr of $("game-list").querySelectorAll("tr.game")) tr.classList.toggle("sel", Number(tr.dataset.game) === gameId);
+}
+
+async function loadGame(k) {
+  const seq = ++S.gameSeq;
+  const g = await api(`/api/logs/${S.log}/games/${S.gameId}?seat=${viewParam()}`);
+  if (seq !== S.gameSeq) return;  // another game (or view) was asked for meanwhile
+  S.game = g;
+  $("empty-game").hidden = true;
+  $("game-view").hidden = false;
+  $("game-title").textContent = `Game ${g.game} · ${g.num_players} players · deal seed ${g.deal_seed} · ${g.total} decisions` +
+    (g.finished ? "" : " · unfinished");
+  const vs = $("view-seat");
+  vs.replaceChildren(...g.seats.map((s) => h("option", {value: s.seat, text: seatName(g.seats, s.seat)})));
+  vs.value = String(S.seat);
+  vs.disabled = S.omni;
+  $("omniscient").checked = S.omni;
+  $("continue-play").hidden = !(g.kind === "play" && !g.finished);
+  $("slider").max = String(g.total);
+  const list = $("dec-list");
+  list.replaceChildren(...g.decisions.map((d) => h("li", {"data-k": d.k, onclick: () => go(d.k)},
+    h("span", {class: "r", text: `R${d.round}`}), seatMark(d.seat), " ", d.name)));
+  await step(Math.min(Math.max(0, k || 0), g.total));
+}
+
+async function go(k) {
+  try {
+    await step(k);
+  } catch (e) { fail(e); }
+}
+
+async function step(k) {
+  if (!S.game) return;
+  k = Math.max(0, Math.min(S.game.total, k));
+  S.k = k;
+  const g = S.game;
+  $("slider").value = String(k);
+  $("pos").textContent = k < g.total ? `decision ${k + 1} of ${g.total}` : `end (after ${g.total} decisions)`;
+  const d = g.decisions[k];
+  $("decision-line").replaceChildren(d
+    ? h("span", null, "next: ", seatMark(d.seat, seatName(g.seats, d.seat)), " ", h("b", {"data-testid": "decision-name", text: d.name}), h("span", {class: "muted", text: ` (${d.phase}, round ${d.round})`}))
+    : h("span", {class: "muted", text: g.finished ? "the game is over" : "the record ends here (unfinished game)"}));
+  for (const li of $("dec-list").querySelectorAll("li.cur")) li.classList.remove("cur");
+  const li = $("dec-list").querySelector(`li[data-k="${k}"]`);
+  if (li) { li.classList.add("cur"); li.scrollIntoView({block: "nearest"}); }
+  renderChart($("chart"), g.money, g.seats.map((s) => `P${s.seat}`), k, g.round_starts, go);
+  history.replaceState(null, "", `#log=${S.log}&game=${S.gameId}&k=${k}&seat=${viewParam()}`);
+  const seq = ++S.frameSeq;
+  const where = `${S.log}:${S.gameId}`;
+  const fr = await api(`/api/logs/${S.log}/games/${S.gameId}/frames/${k}?seat=${viewParam()}`);
+  if (seq !== S.frameSeq) return;  // a newer step is on its way
+  renderTable(fr, g.seats, $("table"));
+  $("table").dataset.k = String(k);
+  $("table").dataset.game = where;
+  loadPolicy(k).catch(fail);
+}
+
+async function loadPolicy(k) {
+  const g = S.game;
+  const box = $("policy");
+  const d = g.decisions[k];
+  const seq = ++S.policySeq;
+  if (!d) { box.replaceChildren(h("span", {class: "muted", text: "no decision here"})); return; }
+  if (!g.seats[d.seat].policy) {
+    box.replaceChildren(h("span", {class: "muted", text: `${seatName(g.seats, d.seat)} decides here (not a ppo:PATH policy)`}));
+    return;
+  }
+  box.replaceChildren(h("span", {class: "muted", text: "computing…"}));
+  let a;
+  try {
+    a = await api(`/api/logs/${S.log}/games/${S.gameId}/analysis/${k}?seat=${viewParam()}&top=6`);
+  } catch (e) {
+    if (seq !== S.policySeq) return;
+    box.replaceChildren(h("span", {class: "muted", "data-testid": "policy-error", text: e.message}));
+    return;
+  }
+  if (seq !== S.policySeq) return;
+  const val = a.value === null
+    ? h("div", {class: "pol-val muted", "data-testid": "policy-value", text: "value estimate: not available"}, h("br"), h("small", {text: a.value_note}))
+    : h("div", {class: "pol-val", "data-testid": "policy-value"}, "value estimate ", h("b", {text: (a.value >= 0 ? "+" : "") + a.value.toFixed(3)}),
+      h("small", {class: "muted", text: ` (reward ${a.reward || "?"}${a.shaping ? ", shaping " + a.shaping : ""})`}));
+  const rows = a.top.slice();
+  if (!rows.some((r) => r.chosen)) rows.push(a.chosen);
+  box.replaceChildren(
+    h("div", {class: "muted", title: a.checkpoint, text: `${seatName(g.seats, a.seat)} · ${a.legal} legal actions · ${a.mode === "sample" ? "samples" : "plays the arg-max"}` + (a.step ? ` · step ${a.step}` : "")}),
+    val,
+    ...rows.map((r) => {
+      const fill = h("span", {class: "fill"});
+      fill.style.width = `${(r.prob * 100).toFixed(1)}%`;
+      return h("div", {class: "pol-row" + (r.chosen ? " chosen" : ""), "data-testid": "policy-row", title: r.chosen ? "the recorded action" : ""},
+        h("div", {class: "pol-bar"}, fill, h("span", {class: "txt", text: `${r.rank}. ${r.name}${r.chosen ? "  ◀ played" : ""}`})),
+        h("span", {class: "pct", text: `${(r.prob * 100).toFixed(1)}%`}));
+    }));
+}
+
+function roundStartsList() {
+  return Object.values(S.game.round_starts).sort((a, b) => a - b);
+}
+
+function nextRound() {
+  const s = roundStartsList().find((x) => x > S.k);
+  go(s === undefined ? S.game.total : s);
+}
+
+function prevRound() {
+  const starts = roundStartsList().filter((x) => x < S.k);
+  go(starts.length ? starts[starts.length - 1] : 0);
+}
+
+// ------------------------------------------------------------------------------------------
+// live play
+
+const BOT_DEFAULTS = ["greedy", "planner", "combiner", "speculator"];
+
+function setupSeats() {
+  const n = Number($("setup-n").value);
+  const box = $("setup-seats");
+  const old = [...box.querySelectorAll(".seat-row input")].map((i) => i.value);
+  const opts = ["human", ...S.meta.players.filter((p) => p.name !== "ppo").map((p) => p.name), ...(S.meta.policies || [])];
+  box.replaceChildren();
+  for (let i = 0; i < n; i++) {
+    const dl = `specs-${i}`;
+    const value = old[i] !== undefined ? old[i] : (i === 0 ? "human" : BOT_DEFAULTS[(i - 1) % BOT_DEFAULTS.length]);
+    box.append(h("div", {class: "seat-row"}, h("label", {for: `seat-${i}`, text: `Seat ${i}`}),
+      h("input", {id: `seat-${i}`, list: dl, value, "data-testid": "seat-spec", "data-seat": i, autocomplete: "off"}),
+      h("datalist", {id: dl}, opts.map((o) => h("option", {value: o})))));
+  }
+}
+
+async function startLive(ev) {
+  ev.preventDefault();
+  const seats = [...$("setup-seats").querySelectorAll("input")].map((i) => i.value.trim());
+  const body = {seats, board_spaces: Number($("setup-spaces").value)};
+  const seed = $("setup-seed").value.trim();
+  body.seed = seed === "" ? null : Number(seed);
+  const m = $("setup-money").value;
+  body.starting_money = /^\d+$/.test(m) ? Number(m) : m;
+  status("dealing…");
+  try {
+    showLive(await api("/api/live", body));
+    status("");
+  } catch (e) { fail(e); }
+}
+
+function showLive(snap) {
+  S.live = snap;
+  $("setup").hidden = true;
+  $("live").hidden = false;
+  const names = snap.seats.map((s) => seatName(snap.seats, s.seat));
+  $("live-title").textContent = `Live game · ${snap.seats.length} players · deal seed ${snap.deal_seed} · you are ${names[snap.human_seat]}`;
+  const turn = $("live-turn");
+  if (snap.over) turn.textContent = "The game is over.";
+  else turn.textContent = snap.your_turn ? `Your turn (${snap.frame.phase_name}): choose one of ${snap.choices.length}` : "waiting…";
+  $("choices").replaceChildren(...snap.choices.map((c) => h("button", {type: "button", "data-action": c.action, title: c.name,
+    onclick: () => liveAct(c.action)}, c.label)));
+  renderTable(snap.frame, snap.seats, $("live-table"));
+  $("live-table").dataset.k = String(snap.decision);
+  renderChart($("live-chart"), snap.money, snap.seats.map((s) => `P${s.seat}`), snap.decision, null, null);
+  const decs = $("live-decs");
+  decs.replaceChildren(...snap.decisions.map((d) => h("li", {"data-k": d.k}, h("span", {class: "r", text: `R${d.round}`}), seatMark(d.seat), " ", d.name)));
+  if (decs.lastChild) decs.lastChild.scrollIntoView({block: "nearest"});
+  const end = $("live-end");
+  end.hidden = !snap.over && !snap.problems.length;
+  end.replaceChildren();
+  if (snap.problems.length) end.append(h("div", null, snap.problems.map((p) => h("div", {text: p}))));
+  if (snap.over) {
+    end.append(h("div", null, `Record saved: ${snap.record} `,
+      h("button", {type: "button", "data-testid": "open-replay", onclick: () => openSaved(snap.record)}, "Open as replay")));
+  }
+}
+
+async function liveAct(action) {
+  const snap = S.live;
+  for (const b of $("choices").querySelectorAll("button")) b.disabled = true;
+  status("the others are playing…");
+  try {
+    showLive(await api(`/api/live/${snap.id}/act`, {action, decision: snap.decision}));
+    status("");
+  } catch (e) {
+    fail(e);
+    try { showLive(await api(`/api/live/${snap.id}`)); } catch (e2) { /* keep the message */ }
+  }
+}
+
+async function saveLive(ev) {
+  ev.preventDefault();
+  if (!S.live) return;
+  const name = $("save-name").value.trim();
+  try {
+    const out = await api(`/api/live/${S.live.id}/save`, name ? {name} : {});
+    await refreshLogs();
+    status(`saved to ${out.path}`);
+    const end = $("live-end");
+    end.hidden = false;
+    end.append(h("div", null, `Saved: ${out.path} `,
+      h("button", {type: "button", onclick: () => openSaved(out.path)}, "Open as replay")));
+  } catch (e) { fail(e); }
+}
+
+async function refreshLogs() {
+  S.logs = (await api("/api/logs")).logs;
+  fillLogSelect();
+}
+
+async function openFirstGame() {
+  const first = S.games.find((g) => !g.error);
+  if (first) await openGame(first.game);
+}
+
+async function openSaved(path) {
+  try {
+    const info = await api("/api/logs", {path});
+    await refreshLogs();
+    showTab("replay");
+    await openLog(info.id);
+    await openFirstGame();
+  } catch (e) { fail(e); }
+}
+
+async function continuePlay() {
+  try {
+    const snap = await api("/api/live", {resume: {log: S.log, game: S.gameId}});
+    showTab("play");
+    showLive(snap);
+  } catch (e) { fail(e); }
+}
+
+// ------------------------------------------------------------------------------------------
+// wiring
+
+function showTab(name) {
+  for (const t of document.querySelectorAll("nav .tab")) t.classList.toggle("active", t.dataset.tab === name);
+  $("replay-pane").hidden = name !== "replay";
+  $("play-pane").hidden = name !== "play";
+}
+
+function onKey(ev) {
+  if (!S.game || $("replay-pane").hidden) return;
+  const t = ev.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA") && t.id !== "slider") return;
+  if (t && t.id === "slider" && (ev.key === "ArrowLeft" || ev.key === "ArrowRight")) return;  // the slider moves itself
+  const keys = {
+    ArrowRight: () => go(S.k + 1), ArrowLeft: () => go(S.k - 1),
+    ArrowDown: nextRound, ArrowUp: prevRound, PageDown: nextRound, PageUp: prevRound,
+    Home: () => go(0), End: () => go(S.game.total),
+  };
+  const f = keys[ev.key];
+  if (f) { ev.preventDefault(); f(); }
+}
+
+function parseHash() {
+  const q = new URLSearchParams(location.hash.slice(1));
+  return Object.fromEntries(q.entries());
+}
+
+async function main() {
+  try {
+    await loadMeta();
+  } catch (e) { fail(e); return; }
+  for (const t of document.querySelectorAll("nav .tab")) t.addEventListener("click", () => showTab(t.dataset.tab));
+  $("log-select").addEventListener("change", () => openLog($("log-select").value).then(openFirstGame).catch(fail));
+  $("f-entrant").addEventListener("change", () => loadGames().catch(fail));
+  $("f-winner").addEventListener("change", () => loadGames().catch(fail));
+  $("open-form").addEventListener("submit", async (ev) => {
+    ev.preventDefault();
+    try {
+      const info = await api("/api/logs", {path: $("open-path").value.trim()});
+      await refreshLogs();
+      await openLog(info.id);
+      await openFirstGame();
+      status(`opened ${info.path}`);
+    } catch (e) { fail(e); }
+  });
+  $("b-first").addEventListener("click", () => go(0));
+  $("b-last").addEventListener("click", () => go(S.game.total));
+  $("b-prev").addEventListener("click", () => go(S.k - 1));
+  $("b-next").addEventListener("click", () => go(S.k + 1));
+  $("b-prev-round").addEventListener("click", prevRound);
+  $("b-next-round").addEventListener("click", nextRound);
+  $("slider").addEventListener("input", () => go(Number($("slider").value)));
+  $("view-seat").addEventListener("change", () => { S.seat = Number($("view-seat").value); loadGame(S.k).catch(fail); });
+  $("omniscient").addEventListener("change", () => { S.omni = $("omniscient").checked; loadGame(S.k).catch(fail); });
+  $("continue-play").addEventListener("click", continuePlay);
+  document.addEventListener("keydown", onKey);
+  $("setup-n").addEventListener("change", setupSeats);
+  $("setup").addEventListener("submit", startLive);
+  $("save-form").addEventListener("submit", saveLive);
+  $("live-new").addEventListener("click", () => { $("live").hidden = true; $("setup").hidden = false; S.live = null; });
+  setupSeats();
+
+  fillLogSelect();
+  const hash = parseHash();
+  const logId = hash.log && S.logs.some((l) => l.id === hash.log) ? hash.log : (S.meta.first_log || (S.logs[0] && S.logs[0].id));
+  if (hash.tab === "play") showTab("play");
+  if (!logId) { status("no log open: open one with the box on the left, or play a game"); return; }
+  try {
+    await openLog(logId);
+    if (hash.game !== undefined && S.games.some((g) => String(g.game) === hash.game)) {
+      if (hash.seat === "all") S.omni = true;
+      else if (/^\d+$/.test(hash.seat || "")) S.seat = Number(hash.seat);
+      S.gameId = Number(hash.game);
+      await loadGame(Number(hash.k || 0));
+    } else {
+      await openFirstGame();
+    }
+  } catch (e) { fail(e); }
+}
+
+document.addEventListener("DOMContentLoaded", main);

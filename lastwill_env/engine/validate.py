@@ -1,0 +1,549 @@
+"""Validation of a game state loaded from plain data (`GameState.from_dict`).
+
+Two layers, each a table, so a new state field is one entry in each:
+
+- `FIELDS`: one check per state field, on the JSON value alone (type, length, range), given the
+  configuration. Every field of `GameState.__slots__` (but `cfg` and `_legal`) has one; a test
+  keeps it so.
+- `RELATIONS`: checks across fields, each named after the field it blames: every card in
+  exactly one place of the right kind (docs/RULES.md §2: decks, discards, box, joker supply, offer
+  spaces, hands, boards, the card being resolved), property counts and the spending limit
+  (§5), companion tokens and extension tiles conserved, cards off the boards carrying no value
+  steps, tokens or privileges,
+  the pending decision agreeing with the state (whose turn it is in which sequence, the card
+  being resolved or used), the publicly known hand cards (§10) being in those hands, the
+  results being those of the final state, and a legal action existing before the end.
+
+A problem raises `StateError` (a `ValueError`) that names the field: "game state field
+'money': ...". Hand-made positions (`lastwill_env.engine.builders`: money and modifier tiles
+set directly) load too: money is not checked against the ledger, nor the tiles against the
+printed set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .actions import NUM_ACTIONS
+from .cards import CATALOGUE
+from .config import GameConfig
+from .game import (
+    ADDON_PHASE,
+    BALL_PHASE,
+    BLOCK_PHASE,
+    BREED_PHASE,
+    CARDS,
+    DECK_OF,
+    DISCARD_PHASE,
+    DRAW_PHASE,
+    ERRAND_PHASE,
+    GAME_OVER,
+    K_EVENT,
+    K_EXPENSE,
+    K_HELPER,
+    K_JOKER,
+    K_PROPERTY,
+    K_WILL,
+    KEEP_PHASE,
+    KIND,
+    MARKET_PHASE,
+    NUM_CARDS,
+    NUM_PHASES,
+    NUM_ROUNDS,
+    OPTION_PHASE,
+    PHASE_NAMES,
+    PLAN_PHASE,
+    ROOM_PHASE,
+    TURN_PHASE,
+    UNKNOWN_PHASE,
+    WILD_PHASE,
+    GameState,
+    _results,
+    legal_actions,
+)
+
+
+class StateError(ValueError):
+    """A game state that the rules cannot reach; the message names the field."""
+
+    def __init__(self, field: str, problem: str) -> None:
+        super().__init__(f"game state field {field!r}: {problem}")
+        self.field = field
+
+
+# ---------------------------------------------------------------------------------------------
+# Field checks: (value, players, config) -> problem or None
+
+Check = Callable[[Any, int, GameConfig], "str | None"]
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_INT_TYPE = {int}
+
+
+class _Range:
+    """An integer in a range (bounds may depend on the players and config); `all_ok` checks a
+    whole list at once (the common case), the call names the problem."""
+
+    def __init__(self, lo, hi, what: str | None = None) -> None:
+        self.lo, self.hi, self.what = lo, hi, what
+
+    def bounds(self, n: int, cfg: GameConfig) -> tuple[int | None, int | None]:
+        lo = self.lo(n, cfg) if callable(self.lo) else self.lo
+        hi = self.hi(n, cfg) if callable(self.hi) else self.hi
+        return lo, hi
+
+    def all_ok(self, values: Any, n: int, cfg: GameConfig) -> bool:
+        if not values:
+            return True
+        if not set(map(type, values)) <= _INT_TYPE:
+            return False
+        lo, hi = self.bounds(n, cfg)
+        return (lo is None or min(values) >= lo) and (hi is None or max(values) <= hi)
+
+    def __call__(self, v: Any, n: int, cfg: GameConfig) -> str | None:
+        lo, hi = self.bounds(n, cfg)
+        if _is_int(v) and (lo is None or v >= lo) and (hi is None or v <= hi):
+            return None
+        if self.what:
+            return f"expected {self.what(n, cfg) if callable(self.what) else self.what}, got {v!r}"
+        if not _is_int(v):
+            return f"expected an integer, got {v!r}"
+        return f"{v} is out of range {'...' if lo is None else lo}..{'...' if hi is None else hi}"
+
+
+def integer(lo=None, hi=None) -> _Range:
+    return _Range(lo, hi)
+
+
+def boolean(v: Any, n: int, cfg: GameConfig) -> str | None:
+    return None if isinstance(v, bool) else f"expected true or false, got {v!r}"
+
+
+def seat(allow_none: bool = False) -> _Range:
+    return _Range(
+        -1 if allow_none else 0,
+        lambda n, cfg: n - 1,
+        lambda n, cfg: f"a seat 0..{n - 1}{' or -1' if allow_none else ''}",
+    )
+
+
+def card(allow_none: bool = False) -> _Range:
+    what = f"a card id 0..{NUM_CARDS - 1}{' or -1' if allow_none else ''}"
+    return _Range(-1 if allow_none else 0, NUM_CARDS - 1, what)
+
+
+def items(inner: Check, length: int | Callable[[int, GameConfig], int] | None = None) -> Check:
+    """A list (a tuple too) whose entries all pass `inner`, of a fixed length if given."""
+
+    def check(v: Any, n: int, cfg: GameConfig) -> str | None:
+        if not isinstance(v, (list, tuple)):
+            return f"expected a list, got {type(v).__name__}"
+        want = length(n, cfg) if callable(length) else length
+        if want is not None and len(v) != want:
+            return f"expected {want} entries, got {len(v)}"
+        if isinstance(inner, _Range) and inner.all_ok(v, n, cfg):
+            return None
+        for i, x in enumerate(v):
+            problem = inner(x, n, cfg)
+            if problem:
+                return f"entry {i}: {problem}"
+        return None
+
+    return check
+
+
+def per_seat(inner: Check) -> Check:
+    return items(inner, lambda n, cfg: n)
+
+
+def per_card(inner: Check) -> Check:
+    return items(inner, NUM_CARDS)
+
+
+def per_deck(inner: Check) -> Check:
+    return items(inner, 4)
+
+
+def optional_dict(v: Any, n: int, cfg: GameConfig) -> str | None:
+    return None if v is None or isinstance(v, dict) else f"expected null or an object, got {v!r}"
+
+
+def ledger_entry(v: Any, n: int, cfg: GameConfig) -> str | None:
+    if (
+        not isinstance(v, (list, tuple))
+        or len(v) != 4
+        or type(v[0]) is not int
+        or not 0 <= v[0] < n
+        or type(v[1]) is not int
+        or v[1] == 0
+        or not isinstance(v[2], str)
+        or type(v[3]) is not int
+        or not -1 <= v[3] < NUM_CARDS
+    ):
+        return f"expected [seat, non-zero amount, what, card or -1], got {v!r}"
+    return None
+
+
+def _last_plan(n: int, cfg: GameConfig) -> int:
+    return len(CATALOGUE.plans[n]) - 1
+
+
+def _offer_spaces(n: int, cfg: GameConfig) -> int:
+    return len(CATALOGUE.offer_schedule[n])
+
+
+_ANY_INT = integer()
+_NONNEG = integer(0)
+_CARDS = items(card())
+
+# One check per field of GameState.__slots__ (but cfg and _legal), in slot order.
+FIELDS: dict[str, Check] = {
+    "n": integer(2, 5),
+    "rng": integer(0, 2**64 - 1),
+    "seed": _ANY_INT,
+    "round": integer(1, NUM_ROUNDS),
+    "phase": integer(0, NUM_PHASES - 1),
+    "cur": seat(allow_none=True),
+    "start": seat(),
+    "money": per_seat(_ANY_INT),
+    "nprops": per_seat(_NONNEG),
+    "hands": per_seat(_CARDS),
+    "boards": per_seat(_CARDS),
+    "ext": per_seat(_NONNEG),
+    "step": per_card(_NONNEG),
+    "filled": per_card(_NONNEG),
+    "used": per_card(integer(0, 1)),
+    "priv": per_card(_NONNEG),
+    "decks": per_deck(_CARDS),
+    "special": _CARDS,
+    "discards": per_deck(_CARDS),
+    "hidden": per_deck(_NONNEG),
+    "box": _CARDS,
+    "jokers": _CARDS,
+    "offer": items(card(allow_none=True), _offer_spaces),
+    "offer_boy": items(seat(allow_none=True), _offer_spaces),
+    "tokens": items(_NONNEG, 4),
+    "mods": items(_ANY_INT, 4),
+    "ext_left": integer(0, CATALOGUE.extensions),
+    "plans": per_seat(integer(-1, _last_plan)),
+    "blocked": items(integer(0, _last_plan)),
+    "plan_seq": items(seat()),
+    "plan_i": _NONNEG,
+    "order": items(seat()),
+    "errand_seq": items(seat()),
+    "errand_i": _NONNEG,
+    "market_used": boolean,
+    "opera_used": boolean,
+    "ext_used": integer(0, lambda n, cfg: CATALOGUE.extension_capacity[n]),
+    "unknown_used": per_seat(boolean),
+    "actions": _ANY_INT,
+    "turn_i": _NONNEG,
+    "resolving": card(allow_none=True),
+    "using": card(allow_none=True),
+    "known": per_seat(_CARDS),
+    "res_spend": _NONNEG,
+    "res_addon": _NONNEG,
+    "res_left": integer(0, 3),
+    "draw_queue": items(integer(0, 3)),
+    "draw_mand": _NONNEG,
+    "draw_stage": integer(0, 2),
+    "draw_extra": _NONNEG,
+    "keep_sel": items(card()),
+    "discard_seq": items(seat()),
+    "discard_i": _NONNEG,
+    "final": boolean,
+    "history": items(integer(0, NUM_ACTIONS - 1)),
+    "ledger": items(ledger_entry),
+    "results": optional_dict,
+}
+
+
+def check_fields(data: dict[str, Any], cfg: GameConfig) -> None:
+    """Each field of a state dict on its own (before the state is built)."""
+    n = data.get("n")
+    if FIELDS["n"](n, 0, cfg) is None and n != cfg.num_players:
+        raise StateError("n", f"{n} players but the config has {cfg.num_players}")
+    for name, check in FIELDS.items():
+        problem = check(data[name], cfg.num_players, cfg)
+        if problem:
+            raise StateError(name, problem)
+
+
+# ---------------------------------------------------------------------------------------------
+# Relations across fields: (state) -> problem or None, blamed on the named field
+
+_DECK_PILES = tuple(range(4))
+_SPECIAL, _JOKER_DECK, _WILL_DECK = 4, 5, 6
+_ON_BOARD = (K_HELPER, K_EXPENSE, K_PROPERTY)
+
+
+def _card_places(s: GameState) -> tuple[str, str] | None:
+    seen: dict[int, str] = {}
+    places: list[tuple[str, list[int] | tuple[int, ...], Callable[[int], bool] | None]] = []
+    for d in _DECK_PILES:
+        places.append((f"decks[{d}]", s.decks[d], lambda c, d=d: DECK_OF[c] == d))
+        places.append((f"discards[{d}]", s.discards[d], lambda c, d=d: DECK_OF[c] == d))
+    places.append(("special", s.special, lambda c: DECK_OF[c] == _SPECIAL))
+    places.append(("box", s.box, lambda c: DECK_OF[c] in (_SPECIAL, _WILL_DECK)))
+    places.append(("jokers", s.jokers, lambda c: KIND[c] == K_JOKER))
+    for p in range(s.n):
+        places.append((f"hands[{p}]", s.hands[p], lambda c: KIND[c] != K_WILL))
+        places.append((f"boards[{p}]", s.boards[p], lambda c: KIND[c] in _ON_BOARD))
+    places.append(("offer", [c for c in s.offer if c >= 0], lambda c: KIND[c] != K_WILL))
+    if s.resolving >= 0:
+        places.append(("resolving", [s.resolving], None))
+    for where, pile, fits in places:
+        for c in pile:
+            field = where.split("[")[0]
+            if c in seen:
+                return field, f"card {c} ({CARDS[c].name}) is in {seen[c]} and in {where}"
+            seen[c] = where
+            if fits is not None and not fits(c):
+                return field, f"card {c} ({CARDS[c].name}) cannot be in {where}"
+    if len(seen) != NUM_CARDS:
+        lost = sorted(set(range(NUM_CARDS)) - set(seen))
+        names = ", ".join(f"{c} ({CARDS[c].name})" for c in lost[:5])
+        return "decks", f"{len(lost)} card(s) are in no place (every card is somewhere): {names}"
+    return None
+
+
+def _hidden(s: GameState) -> str | None:
+    for d in _DECK_PILES:
+        if s.hidden[d] > len(s.discards[d]):
+            return f"{s.hidden[d]} face-down cards in discard pile {d} of {len(s.discards[d])}"
+    return None
+
+
+def _on_board(s: GameState) -> set[int]:
+    return {c for b in s.boards for c in b}
+
+
+def _card_marks(s: GameState) -> str | None:
+    board = _on_board(s)
+    for c in range(NUM_CARDS):
+        spec = CARDS[c]
+        if c not in board:
+            if s.step[c] or s.filled[c] or s.used[c] or s.priv[c]:
+                return f"card {c} ({spec.name}) is not on a board but carries marks"
+            continue
+        if s.step[c] > max(0, len(spec.values) - 1):
+            return f"card {c} ({spec.name}) has value step {s.step[c]} of {len(spec.values)}"
+        if s.filled[c] > len(spec.slots):
+            return f"card {c} ({spec.name}) has {s.filled[c]} of {len(spec.slots)} slots filled"
+        if s.priv[c] > spec.free_per_round:
+            return f"card {c} ({spec.name}) has {s.priv[c]} privileges of {spec.free_per_round}"
+    return None
+
+
+def _nprops(s: GameState) -> str | None:
+    for p in range(s.n):
+        owned = sum(1 for c in s.boards[p] if KIND[c] == K_PROPERTY)
+        if (
+            s.phase == ROOM_PHASE
+            and s.cur == p
+            and s.resolving >= 0
+            and KIND[s.resolving] == K_PROPERTY
+        ):
+            owned += 1  # bought, waiting for room
+        if s.nprops[p] != owned:
+            return f"seat {p} is said to own {s.nprops[p]} properties but owns {owned}"
+    return None
+
+
+def _boards(s: GameState) -> str | None:
+    for p in range(s.n):
+        cap = s.cfg.board_spaces + s.ext[p]
+        if len(s.boards[p]) > cap:
+            return f"seat {p} has {len(s.boards[p])} cards on a board of {cap} spaces"
+    return None
+
+
+def _tokens(s: GameState) -> str | None:
+    out = [0, 0, 0, 0]
+    for c in _on_board(s):
+        for t, _ in CARDS[c].slots[: s.filled[c]]:
+            out[t] += 1
+    for t in range(4):
+        if s.tokens[t] + out[t] != CATALOGUE.token_supply[t]:
+            return (
+                f"{s.tokens[t]} tokens of type {t} in the supply and {out[t]} on boards; "
+                f"there are {CATALOGUE.token_supply[t]}"
+            )
+    return None
+
+
+def _ext(s: GameState) -> str | None:
+    if sum(s.ext) + s.ext_left != CATALOGUE.extensions:
+        return (
+            f"{sum(s.ext)} extensions on boards and {s.ext_left} left; there are "
+            f"{CATALOGUE.extensions}"
+        )
+    return None
+
+
+def _money(s: GameState) -> str | None:
+    for p in range(s.n):
+        if s.nprops[p] and s.money[p] < 0:
+            return f"seat {p} owns a property but has £{s.money[p]} (docs/RULES.md §5)"
+    return None
+
+
+def _plan_spaces(s: GameState) -> str | None:
+    chosen = [p for p in s.plans if p >= 0]
+    if len(set(chosen)) != len(chosen) or set(chosen) & set(s.blocked):
+        return f"plan spaces {s.plans} are taken twice (blocked: {s.blocked})"
+    return None
+
+
+def _blocked(s: GameState) -> str | None:
+    if len(set(s.blocked)) != len(s.blocked) or len(s.blocked) > (2 if s.n == 2 else 0):
+        return f"{s.blocked} cannot be blocked at {s.n} players"
+    return None
+
+
+def _order(s: GameState) -> str | None:
+    if s.order and sorted(s.order) != list(range(s.n)):
+        return f"{s.order} is not a turn order of {s.n} seats"
+    return None
+
+
+def _at(seq: tuple[int, ...], i: int, name: str, s: GameState) -> str | None:
+    if i >= len(seq):
+        return f"{name} {i} is past the end of {list(seq)}"
+    if s.cur != seq[i]:
+        return f"seat {s.cur} is to act but {name} {i} of {list(seq)} names seat {seq[i]}"
+    return None
+
+
+def _phase(s: GameState) -> str | None:
+    ph = s.phase
+    name = PHASE_NAMES[ph]
+    if (ph == GAME_OVER) != (s.cur == -1):
+        return f"'{name}' with seat {s.cur} to act"
+    if (ph == GAME_OVER) != (s.results is not None):
+        return f"'{name}' {'without' if ph == GAME_OVER else 'with'} results"
+    if ph == KEEP_PHASE:
+        if s.round != 1:
+            return f"'{name}' in round {s.round}; starting cards are kept in round 1"
+        if len(s.keep_sel) > 1 or any(c not in s.hands[s.cur] for c in s.keep_sel):
+            return f"kept cards {s.keep_sel} are not in the hand of seat {s.cur}"
+    elif s.keep_sel:
+        return f"kept cards {s.keep_sel} outside '{PHASE_NAMES[KEEP_PHASE]}'"
+    if ph == BLOCK_PHASE and (s.n != 2 or len(s.blocked) >= 2):
+        return f"'{name}' at {s.n} players with {len(s.blocked)} spaces blocked"
+    if ph in (BLOCK_PHASE, PLAN_PHASE, DRAW_PHASE):
+        problem = _at(s.plan_seq, s.plan_i, "plan_i", s)
+        if problem:
+            return problem
+        if (ph == DRAW_PHASE) != (s.plans[s.cur] >= 0):
+            return f"'{name}' but seat {s.cur} has plan {s.plans[s.cur]}"
+    if ph in (ERRAND_PHASE, MARKET_PHASE, UNKNOWN_PHASE):
+        problem = _at(s.errand_seq, s.errand_i, "errand_i", s)
+        if problem:
+            return problem
+    if TURN_PHASE <= ph <= BREED_PHASE:
+        if not s.order:
+            return f"'{name}' without a turn order"
+        problem = _at(s.order, s.turn_i, "turn_i", s)
+        if problem:
+            return problem
+    if ph == DISCARD_PHASE:
+        problem = _at(s.discard_seq, s.discard_i, "discard_i", s)
+        if problem:
+            return problem
+    c = s.resolving
+    if ph in (ADDON_PHASE, BALL_PHASE):
+        if c < 0 or KIND[c] != K_EVENT:
+            return f"'{name}' without an event being played (resolving {c})"
+        if ph == ADDON_PHASE and s.res_addon >= len(CARDS[c].addons):
+            return f"add-on {s.res_addon} of {CARDS[c].name}, which has {len(CARDS[c].addons)}"
+        if ph == BALL_PHASE and not CARDS[c].ball:
+            return f"'{name}' for {CARDS[c].name}, which has no Ball table"
+    elif ph == ROOM_PHASE:
+        if c < 0 or KIND[c] not in _ON_BOARD:
+            return f"'{name}' without a card to place (resolving {c})"
+        if len(s.boards[s.cur]) < s.cfg.board_spaces + s.ext[s.cur]:
+            return f"'{name}' but the board of seat {s.cur} has room"
+    elif c >= 0:
+        return f"card {c} ({CARDS[c].name}) is being played during '{name}'"
+    u = s.using
+    if (ph == OPTION_PHASE) != (u >= 0):
+        return f"'{name}' with card {u} being used"
+    if u >= 0 and (u not in s.boards[s.cur] or s.used[u]):
+        return f"card {u} ({CARDS[u].name}) is being used but is not an unused card of seat {s.cur}"
+    if ph in (WILD_PHASE, BREED_PHASE) and s.res_left < 1:
+        return f"'{name}' with no steps left"
+    if ph == GAME_OVER and any(x >= 0 for x in s.offer):
+        return "cards are left on the offer board after the game"
+    return None
+
+
+def _known(s: GameState) -> str | None:
+    """§10: the cards recorded as publicly known in a hand are in that hand."""
+    for p in range(s.n):
+        k = s.known[p]
+        if len(set(k)) != len(k) or any(c not in s.hands[p] for c in k):
+            return f"seat {p}: known cards {k} are not all in its hand"
+    return None
+
+
+def _results_match(s: GameState) -> str | None:
+    if s.results is None:
+        return None
+    try:
+        want = _results(s)
+    except (KeyError, IndexError, TypeError) as e:
+        return f"the final state cannot be scored ({type(e).__name__}: {e})"
+    if s.results != want:
+        return "the recorded results are not those of the final state"
+    return None
+
+
+def _legal(s: GameState) -> str | None:
+    if s.phase == GAME_OVER:
+        return None
+    try:
+        legal = legal_actions(s)
+    except Exception as e:  # noqa: BLE001 - any failure means the state is inconsistent
+        return f"'{PHASE_NAMES[s.phase]}' does not agree with the state ({type(e).__name__})"
+    finally:
+        s._legal = None
+    if not legal:
+        return f"no legal action in '{PHASE_NAMES[s.phase]}'"
+    return None
+
+
+# (field blamed, check), in order: a later check may rely on an earlier one. A check may also
+# return (field, problem) to blame another field.
+RELATIONS: list[tuple[str, Callable[[GameState], Any]]] = [
+    ("decks", _card_places),
+    ("hidden", _hidden),
+    ("step", _card_marks),
+    ("nprops", _nprops),
+    ("boards", _boards),
+    ("tokens", _tokens),
+    ("ext_left", _ext),
+    ("money", _money),
+    ("plans", _plan_spaces),
+    ("blocked", _blocked),
+    ("order", _order),
+    ("known", _known),
+    ("phase", _phase),
+    ("results", _results_match),
+    ("phase", _legal),
+]
+
+
+def check_state(s: GameState) -> None:
+    """The relations of a built state (after `check_fields`)."""
+    for name, check in RELATIONS:
+        problem = check(s)
+        if isinstance(problem, tuple):
+            name, problem = problem
+        if problem:
+            raise StateError(name, problem)

@@ -1,0 +1,183 @@
+"""Tests of agents.evaluate (the panel evaluation) and `lastwill eval`."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from agents import evaluate as ev
+from agents.cli import app
+from agents.registry import PlayerSpecError
+from agents.stats import summarize
+
+runner = CliRunner()
+
+
+def test_panel_tables_copies_mixed_and_anchor():
+    tables = ev.panel_tables("me", ["greedy", "planner"], [2, 4])
+    assert [(t.num_players, t.name, t.entrants) for t in tables] == [
+        (2, "vs_greedy", ("me", "greedy")),
+        (2, "vs_planner", ("me", "planner")),
+        (4, "vs_greedy", ("me", "greedy", "greedy", "greedy")),
+        (4, "vs_planner", ("me", "planner", "planner", "planner")),
+        (4, "mixed", ("me", "greedy", "planner", "greedy")),
+    ]
+    anchored = ev.panel_tables("me", ["greedy", "planner"], [2, 5], anchor="random")
+    mixed = [t for t in anchored if t.name == "mixed"]
+    assert [t.entrants for t in mixed] == [
+        ("me", "random"),
+        ("me", "greedy", "planner", "random", "random"),
+    ]
+    assert [t.name for t in ev.panel_tables("me", ["greedy"], [3], mixed=False)] == ["vs_greedy"]
+
+
+@pytest.mark.parametrize(
+    ("panel", "counts", "message"),
+    [
+        ([], [4], "panel is empty"),
+        (["greedy"], [6], "from 2 to 5"),
+        (["greedy"], [3, 3], "distinct"),
+    ],
+)
+def test_panel_tables_reject_bad_requests(panel, counts, message):
+    with pytest.raises(ev.EvalError, match=message):
+        ev.panel_tables("me", panel, counts)
+
+
+def test_the_panel_is_one_list_of_registered_bots():
+    from agents.registry import make_agent
+
+    assert ev.PANEL and len(set(ev.PANEL)) == len(ev.PANEL) and "random" not in ev.PANEL
+    for bot in ev.PANEL:
+        make_agent(bot, 0)
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    out = tmp_path_factory.mktemp("eval") / "e.jsonl"
+    result = ev.evaluate(
+        "greedy@me", panel=["random", "planner"], num_players=[2, 3], games=3, seed=5, out=out
+    )
+    return result, out
+
+
+def test_evaluate_plays_every_table_on_paired_deals(small):
+    result, _ = small
+    keys = [t.key for t in result.tables]
+    assert keys == ["2p/vs_random", "2p/vs_planner", "3p/vs_random", "3p/vs_planner", "3p/mixed"]
+    per = {t.key: result.table_rows(t) for t in result.tables}
+    assert [len(per[k]) for k in keys] == [4, 4, 3, 3, 3]  # rounded up to whole rotations
+    assert len(result.rows) == 17 and all(r["error"] is None for r in result.rows)
+    # every table at one count plays the same deal seeds
+    assert {r["deal_seed"] for r in per["3p/vs_random"]} == {
+        r["deal_seed"] for r in per["3p/mixed"]
+    }
+    assert per["3p/mixed"][0]["seating"] == ["greedy@me", "random", "planner"]
+
+
+def test_evaluate_summary_matches_the_games(small):
+    result, _ = small
+    rows = {(r["num_players"], r["table"]): r for r in result.summary()}
+    line = rows[(2, "vs_planner")]
+    games = [r for r in result.rows if r["table"] == "vs_planner" and r["num_players"] == 2]
+    me = {e["spec"]: e for e in summarize(games)}["greedy@me"]
+    assert line["games"] == me["games"] == 4 and line["wins"] == me["wins"]
+    assert line["opponents"] == ["planner"] and line["chance"] == 0.5
+    assert line["ci_lo"] <= (line["win_rate"] or 0) <= line["ci_hi"]
+    assert result.anchor == "random"
+    for n in (2, 3):
+        rated = result.ratings[n]
+        assert rated["anchor"] == "random"
+        assert rated["ratings"]["random"]["ordinal"] == pytest.approx(0.0, abs=1e-9)
+        assert rows[(n, "vs_random")]["ordinal"] == rated["ratings"]["greedy@me"]["ordinal"]
+    doc = result.to_dict()
+    assert doc["name"] == "me" and doc["games"] == 17 and len(doc["tables"]) == 5
+    json.dumps(doc)  # JSON-safe
+
+
+def test_evaluate_log_and_reproducibility(small, tmp_path):
+    result, out = small
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert lines[0]["type"] == "header" and lines[0]["kind"] == "eval"
+    assert [t["table"] for t in lines[0]["tables"]] == [t.name for t in result.tables]
+    assert lines[1:] == result.rows
+    again = ev.evaluate(
+        "greedy@me", panel=["random", "planner"], num_players=[2, 3], games=3, seed=5
+    )
+    assert [r["actions"] for r in again.rows] == [r["actions"] for r in result.rows]
+    assert again.out is None
+    with pytest.raises(ev.EvalError, match="already exists"):
+        ev.evaluate("greedy@me", panel=["random"], num_players=[2], games=1, out=out)
+
+
+def test_evaluate_rejects_the_panel_itself_and_bad_specs():
+    with pytest.raises(ev.EvalError, match="greedy@me"):
+        ev.evaluate("greedy", panel=["greedy", "random"], games=1)
+    with pytest.raises(PlayerSpecError, match="unknown player"):
+        ev.evaluate("nobody", panel=["random"], games=1)
+
+
+def _eval(*args):
+    return runner.invoke(app, ["eval", "-q", *args])
+
+
+def test_eval_cli_json_csv_and_table(tmp_path):
+    common = ["greedy@me", "--panel", "random,planner", "-n", "2,3", "-g", "2", "-s", "1"]
+    res = _eval(*common, "-f", "json", "-o", str(tmp_path / "j.jsonl"))
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["spec"] == "greedy@me" and set(doc["ratings"]) == {"2", "3"}
+    assert [(t["num_players"], t["table"]) for t in doc["tables"]] == [
+        (2, "vs_random"),
+        (2, "vs_planner"),
+        (3, "vs_random"),
+        (3, "vs_planner"),
+        (3, "mixed"),
+    ]
+    assert (tmp_path / "j.jsonl").exists()
+    res = _eval(*common, "-f", "csv", "-o", str(tmp_path / "c.jsonl"))
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert [r["table"] for r in rows] == [
+        "vs_random",
+        "vs_planner",
+        "vs_random",
+        "vs_planner",
+        "mixed",
+    ]
+    assert rows[4]["opponents"] == "random+planner" and rows[0]["spec"] == "greedy@me"
+    res = _eval(*common, "-o", str(tmp_path / "t.jsonl"))
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    assert "me against the panel" in text and "vs 2x planner" in text
+    assert "mixed: random, planner" in text and "random = 0" in text
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["greedy@me", "-n", "2,x"], "comma-separated integers"),
+        (["greedy@me", "-n", "7"], "from 2 to 5"),
+        (["greedy@me", "--panel", ","], "panel is empty"),
+        (["greedy", "--panel", "greedy,random", "-g", "1"], "display name"),
+        (["nobody", "-g", "1"], "unknown player"),
+        (["greedy@me", "--starting-money", "12"], "starting_money"),
+    ],
+)
+def test_eval_cli_bad_input_exits_2(tmp_path, args, message):
+    res = _eval(*args, "-o", str(tmp_path / "x.jsonl"))
+    assert res.exit_code == 2, res.output
+    assert message in res.output
+    assert not (tmp_path / "x.jsonl").exists()
+
+
+def test_eval_cli_refuses_an_existing_log(tmp_path):
+    out = tmp_path / "old.jsonl"
+    out.write_text("keep me\n")
+    res = _eval("greedy@me", "--panel", "random", "-n", "2", "-g", "1", "-o", str(out))
+    assert res.exit_code == 2 and "already exists" in res.output
+    assert out.read_text() == "keep me\n"

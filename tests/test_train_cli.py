@@ -1,0 +1,116 @@
+"""`lastwill train` flags (generated from TrainConfig) and `lastwill --version`, through
+typer's CliRunner; training itself is replaced by a stub that records the configuration."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+
+import pytest
+from typer.testing import CliRunner
+
+pytest.importorskip("sb3_contrib")
+
+import training.train as tr  # noqa: E402
+from training.cli import app  # noqa: E402
+from training.config import TrainConfig  # noqa: E402
+
+runner = CliRunner()
+
+
+@pytest.fixture
+def seen(monkeypatch):
+    got = {}
+
+    def fake_train(cfg, resume=False, notify=None):
+        got["cfg"], got["resume"] = cfg, resume
+        return {"step": cfg.total_steps, "checkpoint": "checkpoints/step_1.zip", "best": None}
+
+    def fake_resume_config(run_dir, total_steps=None, given=None):
+        return TrainConfig(run_dir=str(run_dir), total_steps=total_steps or 5, seed=9)
+
+    monkeypatch.setattr(tr, "train", fake_train)
+    monkeypatch.setattr(tr, "resume_config", fake_resume_config)
+    return got
+
+
+def test_every_setting_has_a_flag_listed_in_help():
+    res = runner.invoke(app, ["train", "--help"], env={"COLUMNS": "200"})
+    assert res.exit_code == 0, res.output
+    for f in fields(TrainConfig):
+        assert "--" + f.name.replace("_", "-") in res.output, f.name
+    assert "--no-pfsp" in res.output and "--no-progress" in res.output
+
+
+def test_flags_reach_the_configuration(seen, tmp_path):
+    res = runner.invoke(
+        app,
+        [
+            "train",
+            "--run-dir", str(tmp_path / "r"),
+            "--learning-rate", "1e-4",
+            "--net-arch", "64,32",
+            "--player-weights", "1,2",
+            "--num-players", "2,4",
+            "--bots", "greedy,random",
+            "--eval-num-players", "2,3",
+            "--no-pfsp",
+            "--activation", "relu",
+            "--bc-teacher", "planner",
+            "--no-progress",
+        ],
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    cfg = seen["cfg"]
+    assert cfg.learning_rate == 1e-4 and cfg.net_arch == [64, 32]
+    assert cfg.player_weights == [1.0, 2.0] and cfg.num_players == [2, 4]
+    assert cfg.bots == ["greedy", "random"] and cfg.eval_num_players == [2, 3]
+    assert cfg.pfsp is False and cfg.activation == "relu" and cfg.bc_teacher == "planner"
+    assert cfg.progress is False and seen["resume"] is False
+    res = runner.invoke(app, ["train", "--eval-num-players", "5", "--no-progress"])
+    assert res.exit_code == 0 and seen["cfg"].eval_num_players == 5
+
+
+def test_flags_override_the_config_file(seen, tmp_path):
+    toml = tmp_path / "c.toml"
+    toml.write_text("[train]\nseed = 3\nent_coef = 0.05\nnet_arch = [16]\n")
+    res = runner.invoke(app, ["train", "-c", str(toml), "--ent-coef", "0.02", "--no-progress"])
+    assert res.exit_code == 0, res.output
+    cfg = seen["cfg"]
+    assert cfg.seed == 3 and cfg.ent_coef == 0.02 and cfg.net_arch == [16]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--net-arch", "64,x"], "--net-arch takes comma-separated integers"),
+        (["--player-weights", "1,a"], "comma-separated numbers"),
+        (["--activation", "sigmoid"], "choose tanh or relu"),
+        (["--eval-num-players", "7"], "eval_num_players"),
+        (["--gamma", "2"], "from 0 to 1"),
+        (["--resume"], "--resume needs --run-dir"),
+        # settings given with --resume that differ from the run's: tests/test_bad_input.py
+    ],
+)
+def test_bad_flags_exit_2_with_a_clear_message(seen, args, message):
+    res = runner.invoke(app, ["train", *args])
+    assert res.exit_code == 2, res.output
+    assert message in res.output
+    assert "cfg" not in seen  # nothing was trained
+
+
+def test_resume_takes_total_steps_and_progress(seen, tmp_path):
+    res = runner.invoke(
+        app,
+        ["train", "--resume", "--run-dir", str(tmp_path), "--total-steps", "77", "--no-progress"],
+    )
+    assert res.exit_code == 0, res.output
+    assert seen["resume"] is True and seen["cfg"].total_steps == 77 and seen["cfg"].seed == 9
+    assert seen["cfg"].progress is False
+
+
+def test_version():
+    res = runner.invoke(app, ["--version"])
+    assert res.exit_code == 0
+    import lastwill_env
+
+    assert res.output.startswith("lastwill-lab ") and lastwill_env.ENV_NAME in res.output

@@ -1,0 +1,305 @@
+"""`lastwill view` in a real browser: Debian's Chromium driven by Playwright.
+
+Skipped (with the reason) when /usr/bin/chromium or playwright is missing, unless
+``LASTWILL_BROWSER_TESTS=require`` (set by .ci/run), which turns the skip into a failure.
+Playwright's own browser download is never used: the system Chromium is launched directly.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from viewer_util import EXAMPLE_LOG, make_policy_log
+
+from agents.arena import read_log
+from agents.replay import load_record
+from agents.viewer.core import GameReplay
+from agents.viewer.server import BackgroundServer, create_app
+from lastwill_env.engine import CATALOGUE, GameConfig, describe_action, player_view, replay
+from lastwill_env.engine.text import describe_step
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+NAMES = [c.name for c in CATALOGUE.cards]
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("LASTWILL_BROWSER_TESTS") == "require":
+        pytest.fail(f"{reason} (LASTWILL_BROWSER_TESTS=require)")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    if not CHROMIUM.exists():
+        _unavailable(f"{CHROMIUM} is absent: apt-get install chromium (as .ci/run does)")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed: pip install -e '.[browser]'")
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def site(browser, tmp_path_factory):
+    """The viewer on 127.0.0.1 (free port) with the shipped log, plus a log of a tiny policy."""
+    folder = tmp_path_factory.mktemp("browser")
+    policy_log, ckpt = make_policy_log(folder)
+    app = create_app(EXAMPLE_LOG, save_dir=folder / "saves")
+    with BackgroundServer(app) as url:
+        yield {"url": url, "app": app, "policy_log": policy_log, "ckpt": ckpt, "dir": folder}
+
+
+@pytest.fixture()
+def page(browser, site):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    pg = context.new_page()
+    pg.set_default_timeout(20_000)
+    requests: list[str] = []
+    errors: list[str] = []
+    pg.on("request", lambda r: requests.append(r.url))
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.requests = requests
+    yield pg
+    context.close()
+    assert not errors, errors
+    _assert_local(requests)
+
+
+def _assert_local(urls: list[str]) -> None:
+    """Every request of the page went to this machine's server (data: URLs are inline)."""
+    assert urls
+    for u in urls:
+        p = urlparse(u)
+        assert p.scheme == "data" or (p.scheme == "http" and p.hostname == "127.0.0.1"), u
+
+
+def _wait_k(page, k: int, table: str = "#table", game: str | None = None) -> None:
+    """Wait until the table shows decision ``k`` (of game ``"LOG:GAME"`` when given)."""
+    page.wait_for_function(
+        "([sel, k, game]) => { const t = document.querySelector(sel);"
+        " return t.dataset.k === String(k) && (game === null || t.dataset.game === game); }",
+        arg=[table, k, game],
+    )
+
+
+def _money_shown(page, table: str = "#table") -> list[int]:
+    out = []
+    for text in page.locator(f"{table} [data-testid=money]").all_inner_texts():
+        m = re.fullmatch(r"(-?)£(\d+)", text.strip())
+        assert m, text
+        out.append(-int(m.group(2)) if m.group(1) else int(m.group(2)))
+    return out
+
+
+def _cards_in(page, selector: str) -> list[str]:
+    return page.locator(f"{selector} [data-card]").evaluate_all(
+        "els => els.map(e => e.dataset.card)"
+    )
+
+
+def test_replay_steps_show_the_engines_money(page, site) -> None:
+    rows = read_log(EXAMPLE_LOG)[1]
+    page.goto(site["url"])
+    page.wait_for_selector("#game-list tr.game")
+    assert page.locator("#game-list tr.game").count() == len(rows)
+    page.click("#game-list tr[data-game='2']")
+    row = rows[2]
+    cfg = GameConfig.from_dict(row["config"])
+    seat = row["seating"].index(next(s for s in row["seating"] if s.startswith("ppo:")))
+    _wait_k(page, 0, game="1:2")
+    assert page.locator("#view-seat").input_value() == str(seat)  # the policy's view first
+    rep = GameReplay.build(row)
+
+    def check(k: int) -> None:
+        _wait_k(page, k)
+        state = replay(cfg, row["deal_seed"], row["actions"][:k])
+        assert _money_shown(page) == state.money, k
+        if k < len(row["actions"]):
+            want = describe_step(row["actions"][k], rep.seats[k], seat)
+            assert page.inner_text("[data-testid=decision-name]") == want
+            assert page.inner_text("#pos") == f"decision {k + 1} of {len(row['actions'])}"
+        # only the viewing seat's hand is shown (docs/RULES.md §10), and of the others only the
+        # offer cards everyone saw them take
+        mine = _cards_in(page, f"#table [data-testid=hand][data-seat='{seat}']")
+        assert mine == [NAMES[c] for c in sorted(state.hands[seat])]
+        view = player_view(state, seat)
+        for other in range(cfg.num_players):
+            if other != seat:
+                sel = f"#table [data-testid=hand][data-seat='{other}']"
+                assert "hidden" in page.inner_text(sel)
+                known = view.known_hands[(other - seat) % cfg.num_players]
+                assert _cards_in(page, sel) == [NAMES[c] for c in known]
+
+    k = 0
+    check(k)
+    for _ in range(4):  # keyboard
+        page.keyboard.press("ArrowRight")
+        k += 1
+        check(k)
+    page.click("#b-next")
+    k += 1
+    check(k)
+    page.keyboard.press("ArrowLeft")
+    k -= 1
+    check(k)
+    starts = sorted(rep.detail(seat)["round_starts"].values())
+    for start in starts[1:4]:  # next round, three times
+        page.click("#b-next-round")
+        check(start)
+    page.keyboard.press("ArrowUp")  # back to the previous round's start
+    check(starts[2])
+    page.eval_on_selector(
+        "#slider", "el => { el.value = '211'; el.dispatchEvent(new Event('input')); }"
+    )
+    check(211)
+    page.keyboard.press("End")
+    _wait_k(page, len(row["actions"]))
+    assert _money_shown(page) == row["money"]
+    results = page.inner_text("[data-testid=results]")
+    assert f"Winner: P{row['winner']}" in results
+
+
+def test_omniscient_switch_shows_every_hand(page, site) -> None:
+    row = read_log(EXAMPLE_LOG)[1][0]
+    cfg = GameConfig.from_dict(row["config"])
+    page.goto(site["url"] + "#log=1&game=0&k=100&seat=1")
+    _wait_k(page, 100)
+    state = replay(cfg, row["deal_seed"], row["actions"][:100])
+    view = player_view(state, 1)
+    for s in range(cfg.num_players):
+        hand = f"#table [data-testid=hand][data-seat='{s}']"
+        shown = sorted(state.hands[1]) if s == 1 else view.known_hands[(s - 1) % cfg.num_players]
+        assert _cards_in(page, hand) == [NAMES[c] for c in shown]
+    page.check("#omniscient")
+    page.wait_for_function("() => document.querySelector('#view-seat').disabled")
+    _wait_k(page, 100)
+    page.wait_for_function(
+        "() => document.querySelectorAll('#table [data-testid=hand] .hidden-hand').length === 0"
+    )
+    for s in range(cfg.num_players):
+        hand = f"#table [data-testid=hand][data-seat='{s}']"
+        assert _cards_in(page, hand) == [NAMES[c] for c in sorted(state.hands[s])]
+    assert _money_shown(page) == state.money
+    # the entrant filter narrows the game list
+    page.select_option("#f-winner", "greedy")
+    want = [r["game"] for r in read_log(EXAMPLE_LOG)[1] if r["winner_spec"] == "greedy"]
+    page.wait_for_function(
+        "n => document.querySelectorAll('#game-list tr.game').length === n", arg=len(want)
+    )
+
+
+def test_policy_panel_shows_probabilities_and_value(page, site) -> None:
+    log, ckpt = site["policy_log"], site["ckpt"]
+    page.goto(site["url"])
+    page.wait_for_selector("#game-list tr.game")
+    page.fill("#open-path", str(log))
+    page.click("#open-form button")
+    page.wait_for_function(
+        "() => document.querySelectorAll('#game-list tr.game').length === 3"
+        " && document.querySelector('#log-select').selectedOptions[0].text.startsWith('policy_log')"
+    )
+    page.click("#game-list tr[data-game='1']")
+    _wait_k(page, 0, game="2:1")
+    row = read_log(log)[1][1]
+    rep = GameReplay.build(row)
+    seat = row["seating"].index(f"ppo:{ckpt}")
+    k = [i for i, s in enumerate(rep.seats) if s == seat][12]
+    page.click(f"#dec-list li[data-k='{k}']")
+    _wait_k(page, k)
+    page.wait_for_selector("[data-testid=policy-value], [data-testid=policy-error]")
+    assert page.locator("[data-testid=policy-error]").count() == 0, page.inner_text("#policy")
+    page.wait_for_selector("[data-testid=policy-value] b")
+    from agents.viewer.core import analyse
+
+    a = analyse(rep, k, None, top=6)
+    shown = page.inner_text("[data-testid=policy-value] b")
+    assert float(shown) == pytest.approx(a["value"], abs=6e-4)
+    rows = page.locator("[data-testid=policy-row]").all_inner_texts()
+    assert len(rows) == min(6, a["legal"])
+    assert describe_action(row["actions"][k]) in rows[0] and "played" in rows[0]
+    assert f"{a['top'][0]['prob'] * 100:.1f}%" in rows[0]
+    # a bot's decision has no policy panel
+    other = next(i for i, s in enumerate(rep.seats) if s != seat and i > k)
+    page.click(f"#dec-list li[data-k='{other}']")
+    _wait_k(page, other)
+    page.wait_for_function(
+        "() => document.querySelector('#policy').innerText.includes('not a ppo:PATH policy')"
+    )
+
+
+def test_live_game_by_clicking(page, site) -> None:
+    page.goto(site["url"] + "#tab=play")
+    page.wait_for_selector("#setup-seats input")
+    page.select_option("#setup-n", "3")
+    for seat, spec in enumerate(["greedy", "human", "planner"]):
+        page.fill(f"#seat-{seat}", spec)
+    page.fill("#setup-seed", "21")
+    page.click("[data-testid=start]")
+    page.wait_for_selector("#choices button")
+    for _ in range(8):
+        k = int(page.locator("#live-table").get_attribute("data-k"))
+        buttons = page.locator("#choices button")
+        assert buttons.count() >= 1
+        buttons.nth(buttons.count() - 1).click()
+        page.wait_for_function(
+            "k => Number(document.querySelector('#live-table').dataset.k) > k"
+            " && document.querySelectorAll('#choices button:not([disabled])').length > 0",
+            arg=k,
+        )
+    assert "Your turn" in page.inner_text("[data-testid=turn]")
+    k = int(page.locator("#live-table").get_attribute("data-k"))
+    page.fill("#save-name", "clicked")
+    page.click("[data-testid=save]")
+    path = site["dir"] / "saves" / "clicked.json"
+    page.wait_for_function(
+        "() => document.querySelector('#status').innerText.startsWith('saved to')"
+    )
+    record = json.loads(path.read_text())
+    assert record["type"] == "play" and record["human_seat"] == 1
+    assert len(record["actions"]) == k and not record["finished"]
+    state = replay(GameConfig.from_dict(record["config"]), record["deal_seed"], record["actions"])
+    assert _money_shown(page, "#live-table") == state.money
+    # the hand shown is the human's, and only that one
+    hand = _cards_in(page, "#live-table [data-testid=hand][data-seat='1']")
+    assert hand == [NAMES[c] for c in sorted(state.hands[1])]
+    known = player_view(state, 1).known_hands[2]  # seat 0 is relative seat 2 of seat 1
+    assert _cards_in(page, "#live-table [data-testid=hand][data-seat='0']") == [
+        NAMES[c] for c in known
+    ]
+    # saving again under the same name is refused; the file stays as it was
+    before = path.read_text()
+    page.click("[data-testid=save]")
+    page.wait_for_function(
+        "() => document.querySelector('#status').innerText.includes('overwrite')"
+    )
+    assert path.read_text() == before
+    # open the saved game as a replay
+    page.click("#live-end button:text('Open as replay')")
+    page.wait_for_function(
+        "() => document.querySelector('#log-select').selectedOptions[0].text"
+        ".startsWith('clicked.json')"
+    )
+    log_id = page.eval_on_selector("#log-select", "el => el.value")
+    _wait_k(page, 0, game=f"{log_id}:0")
+    assert "unfinished" in page.inner_text("#game-title")
+    assert load_record(path)["actions"] == record["actions"]

@@ -1,0 +1,241 @@
+"""The run directory of a training run: checked before training starts, read with validation,
+written atomically.
+
+`check_new_run` refuses a `--run-dir` that is a file, cannot be created or written, or already
+holds a run. `load_state` and `load_pool` read `state.json` and `pool.json` of a run to resume
+and refuse a damaged file (not JSON, a missing entry, a value of the wrong type) with a
+`TrainError` naming the file and the entry. `resume_checkpoint` verifies the checkpoint the
+state names (`training.checkpoint.load_checkpoint`), and `resume_config` rebuilds the run's
+configuration and refuses settings given with `--resume` that differ from the run's: a resumed
+run keeps its settings; only `total_steps` (to extend it) and `progress` may change.
+`write_state` writes `state.json` atomically (`agents.safeio`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from agents.policy import CheckpointError
+from agents.safeio import DestinationError, check_directory, write_json
+
+from .checkpoint import checkpoint_base, load_checkpoint
+from .config import TrainConfig, TrainConfigError
+from .pool import PoolRegistry
+
+STATE = "state.json"
+POOL = "pool.json"
+CONFIG = "config.json"
+# settings a resumed run may change; any other setting given with --resume must equal the run's
+RESUME_MAY_CHANGE = ("run_dir", "total_steps", "progress")
+
+
+class TrainError(RuntimeError):
+    """A run that cannot start or resume; the message says why and what to do."""
+
+
+def rel(path: Path, run: Path) -> str:
+    """Paths in state.json and pool.json are relative to the run directory (movable runs)."""
+    return str(path.relative_to(run))
+
+
+def check_new_run(run: str | Path) -> Path:
+    """A fresh run may start in `run`: a writable directory (or one that can be made) that
+    holds no run yet."""
+    run = Path(run)
+    try:
+        check_directory(run)
+    except DestinationError as e:
+        raise TrainError(f"--run-dir: {e}") from None
+    if (run / STATE).exists():
+        raise TrainError(
+            f"{run} already holds a run ({STATE}); use --resume to continue it or "
+            f"choose another --run-dir"
+        )
+    return run
+
+
+def new_state(cfg: TrainConfig) -> dict[str, Any]:
+    return {
+        "step": 0,
+        "checkpoint": None,
+        "config": cfg.to_dict(),
+        "next_snapshot": cfg.snapshot_every,
+        "next_eval": cfg.eval_every,
+        "next_checkpoint": cfg.checkpoint_every,
+        "best": None,
+        "evals": [],
+    }
+
+
+def write_state(run: str | Path, state: Mapping[str, Any]) -> None:
+    write_json(Path(run) / STATE, dict(state))
+
+
+def _read_json(path: Path, what: str) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TrainError(f"{path} does not exist; {what}") from None
+    except IsADirectoryError:
+        raise TrainError(f"{path} is a directory, not a file; {what}") from None
+    except (OSError, UnicodeDecodeError) as e:
+        raise TrainError(f"cannot read {path}: {e}") from None
+    if not text.strip():
+        raise TrainError(f"{path} is empty; the run directory is damaged")
+    try:
+        return json.loads(text)
+    except ValueError as e:
+        raise TrainError(
+            f"{path} is not valid JSON ({e}); the file is damaged (truncated or edited)"
+        ) from None
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+# entry: (test, what is allowed)
+_STATE_ENTRIES: dict[str, tuple[Any, str]] = {
+    "step": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+    "checkpoint": (lambda v: v is None or isinstance(v, str), "a checkpoint path or null"),
+    "config": (lambda v: isinstance(v, dict), "the run's settings (a JSON object)"),
+    "next_snapshot": (_is_int, "an integer step"),
+    "next_eval": (_is_int, "an integer step"),
+    "next_checkpoint": (_is_int, "an integer step"),
+}
+
+
+def _check_best(v: Any) -> bool:
+    return v is None or (
+        isinstance(v, dict)
+        and _is_int(v.get("step"))
+        and isinstance(v.get("checkpoint"), str)
+        and isinstance(v.get("mean_win_rate"), (int, float))
+        and not isinstance(v.get("mean_win_rate"), bool)
+    )
+
+
+_OPTIONAL_ENTRIES: dict[str, tuple[Any, str]] = {
+    "best": (_check_best, "null or {step, mean_win_rate, checkpoint}"),
+    "evals": (lambda v: isinstance(v, list), "a list of evaluations"),
+    "invalid_actions": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+    "bc": (lambda v: isinstance(v, dict), "the warm start's fit (a JSON object)"),
+}
+
+
+def load_state(run: str | Path) -> dict[str, Any]:
+    """`run/state.json`, validated entry by entry (TrainError naming the entry)."""
+    run = Path(run)
+    path = run / STATE
+    if run.exists() and not run.is_dir():
+        raise TrainError(f"--run-dir {run} is a file, not a run directory")
+    if not path.exists():
+        raise TrainError(f"nothing to resume in {run}: {path} does not exist")
+    state = _read_json(path, "nothing to resume")
+    if not isinstance(state, dict):
+        raise TrainError(f"{path} holds a JSON {type(state).__name__}, not the run's state")
+    for name, (test, allowed) in _STATE_ENTRIES.items():
+        if name not in state:
+            raise TrainError(
+                f"{path} has no {name!r} entry; the run's state is damaged ({name} must be "
+                f"{allowed})"
+            )
+        if not test(state[name]):
+            raise TrainError(f"{path}: {name}={state[name]!r} is not allowed; use {allowed}")
+    for name, (test, allowed) in _OPTIONAL_ENTRIES.items():
+        if name in state and not test(state[name]):
+            raise TrainError(f"{path}: {name}={state[name]!r} is not allowed; use {allowed}")
+    return state
+
+
+def resume_checkpoint(
+    run: str | Path, state: Mapping[str, Any], learner_suffix: str = ".zip"
+) -> Path:
+    """The verified learner file (the SB3 `.zip`, or the all-seat `.pt`) of the checkpoint a
+    resumed run continues from."""
+    run = Path(run)
+    if not state.get("checkpoint"):
+        raise TrainError(f"{run} has no checkpoint yet; start it again without --resume")
+    base = checkpoint_base(run / state["checkpoint"])
+    zip_path = base.with_name(base.name + learner_suffix)
+    if not zip_path.is_file():
+        raise TrainError(
+            f"{run / STATE} names the checkpoint {state['checkpoint']}, but {zip_path} does "
+            f"not exist; the run directory is damaged"
+        )
+    try:
+        meta = load_checkpoint(zip_path)
+    except CheckpointError as e:
+        raise TrainError(f"cannot resume {run}: {e}") from None
+    if meta.get("step") not in (None, state["step"]):
+        raise TrainError(
+            f"{zip_path} holds step {meta.get('step')} but {run / STATE} says step "
+            f"{state['step']}; the run directory is damaged"
+        )
+    return zip_path
+
+
+def load_pool(run: str | Path, state: Mapping[str, Any], window: int) -> PoolRegistry:
+    """`run/pool.json` (an empty pool when absent), without snapshots made after the saved
+    state; every snapshot left in the pool must be a sound checkpoint."""
+    run = Path(run)
+    path = run / POOL
+    if not path.exists():
+        return PoolRegistry(window=window)
+    try:
+        registry = PoolRegistry.load(path)
+    except ValueError as e:
+        raise TrainError(f"cannot resume {run}: {e}") from None
+    registry.snapshots = [s for s in registry.snapshots if s.step <= state["step"]]
+    for s in registry.active():
+        try:
+            load_checkpoint(run / s.path)
+        except CheckpointError as e:
+            raise TrainError(f"cannot resume {run}: pool snapshot {s.id}: {e}") from None
+    return registry
+
+
+def resume_config(
+    run_dir: str | Path,
+    total_steps: int | None = None,
+    given: Mapping[str, Any] | None = None,
+) -> TrainConfig:
+    """The configuration of an existing run, with a new total step budget if given.
+
+    `given` holds the other settings the user passed with `--resume` (flags, a `--config`
+    file); any that differs from the run's raises TrainError naming it."""
+    state = load_state(run_dir)
+    data = dict(state["config"])
+    data["run_dir"] = str(run_dir)  # the run is where its state is, wherever it was made
+    try:
+        run_cfg = TrainConfig.from_dict(data)
+    except TrainConfigError as e:
+        raise TrainError(
+            f"{Path(run_dir) / STATE}: the run's settings are not valid ({e}); the file is "
+            f"damaged or was written by another version of the lab"
+        ) from None
+    given = {k: v for k, v in (given or {}).items() if v is not None}
+    if given:
+        asked = TrainConfig.from_dict({**run_cfg.to_dict(), **given}).to_dict()
+        have = run_cfg.to_dict()
+        diffs = [
+            f"{k} (the run has {have[k]!r}, given {asked[k]!r})"
+            for k in sorted(given)
+            if k not in RESUME_MAY_CHANGE and asked[k] != have[k]
+        ]
+        if diffs:
+            raise TrainError(
+                "--resume continues a run with its own settings, and these differ from the "
+                f"run's: {'; '.join(diffs)}. Leave them out (only --total-steps may change, "
+                "to extend the run), or start a new run with another --run-dir"
+            )
+        if "progress" in given:
+            run_cfg.progress = asked["progress"]
+    if total_steps is not None:
+        data = run_cfg.to_dict()
+        data["total_steps"] = total_steps
+        run_cfg = TrainConfig.from_dict(data)
+    return run_cfg
