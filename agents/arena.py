@@ -4,6 +4,10 @@ Match runner. :func:`play_game` is pure and picklable (a top-level function of p
 arguments): it builds the agents from their specs with :func:`agents.registry.make_agent`, plays
 one game and returns its row. A bot that raises, or returns an illegal action, turns the game
 into an *error row* (``"error": {"seat", "player", "message"}``, no ranks) instead of raising.
+:func:`run_tournament` first builds every entrant spec once in this process
+(:func:`prepare_players`), so a spec that cannot be built is an :class:`ArenaError` before any
+game; worker processes (``workers``) and Ray tasks (``use_ray``) receive the registry setup
+they need to build the same agents (``agents.registry.worker_setup``).
 
 Views. An agent's ``act(view, legal)`` gets the seat's
 :class:`~lastwill_env.engine.PlayerView`. An agent that declares ``needs_view = False`` (such as
@@ -61,7 +65,13 @@ from lastwill_env.engine import (
 from lastwill_env.engine.actions import KEEP
 
 from .base import BaseAgent
-from .registry import make_agent
+from .registry import (
+    PlayerSpecError,
+    WorkerSetup,
+    apply_worker_setup,
+    make_agent,
+    worker_setup,
+)
 
 LOG_VERSION = 1
 # A runaway guard far above the engine's declared bound: a game past it becomes an error row.
@@ -244,8 +254,10 @@ def run_task(task: GameTask) -> dict[str, Any]:
     )
 
 
-def run_tasks(tasks: list[GameTask]) -> list[dict[str, Any]]:
-    """A batch of games (one Ray task or one worker chunk)."""
+def run_tasks(tasks: list[GameTask], setup: WorkerSetup | None = None) -> list[dict[str, Any]]:
+    """A batch of games (one Ray task or one worker chunk), after installing the parent's
+    registry setup (`agents.registry.worker_setup`) in this process."""
+    apply_worker_setup(setup)
     return [run_task(t) for t in tasks]
 
 
@@ -417,18 +429,20 @@ def _results_local(tasks: list[GameTask]) -> Iterator[dict[str, Any]]:
         yield run_task(t)
 
 
-def _results_pool(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
+def _results_pool(
+    tasks: list[GameTask], workers: int, setup: WorkerSetup | None
+) -> Iterator[dict[str, Any]]:
     import multiprocessing as mp
 
     ctx = mp.get_context("spawn")
     chunk = max(1, min(8, len(tasks) // (workers * 8)))
     batches = [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
-    with ctx.Pool(workers) as pool:
+    with ctx.Pool(workers, initializer=apply_worker_setup, initargs=(setup,)) as pool:
         for rows in pool.imap_unordered(run_tasks, batches):
             yield from rows
 
 
-def _results_ray(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
+def _import_ray():
     try:
         import ray
     except ImportError as e:
@@ -436,15 +450,83 @@ def _results_ray(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]
             "--ray needs Ray, which is not installed: pip install -e '.[ray]' "
             "(or drop --ray and use --workers N)"
         ) from e
-    if not ray.is_initialized():
-        ray.init(ignore_reinit_error=True, include_dashboard=False, log_to_driver=False)
+    return ray
+
+
+def connect_ray(address: str | None = None) -> bool:
+    """Make sure this process is connected to Ray: the Ray it is already connected to, else
+    `address` (or `RAY_ADDRESS`), else a new local Ray. True when this call started or joined
+    it (the caller then shuts it down)."""
+    ray = _import_ray()
+    if ray.is_initialized():
+        return False
+    address = address or os.environ.get("RAY_ADDRESS") or None
+    try:
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    except Exception as e:  # noqa: BLE001 - ConnectionError, ValueError, ...
+        where = f"the Ray cluster at {address}" if address else "a local Ray"
+        raise ArenaError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from e
+    return True
+
+
+def _results_ray(
+    tasks: list[GameTask], workers: int, setup: WorkerSetup | None
+) -> Iterator[dict[str, Any]]:
+    """Games as Ray tasks in batches (this process is connected to Ray: `connect_ray`)."""
+    ray = _import_ray()
+    cpus = int(ray.cluster_resources().get("CPU", max(workers, 1)))
+    chunk = max(1, min(16, len(tasks) // (max(cpus, 1) * 8)))
     remote = ray.remote(run_tasks)
-    chunk = max(1, min(16, len(tasks) // (max(workers, 1) * 8)))
-    pending = [remote.remote(tasks[i : i + chunk]) for i in range(0, len(tasks), chunk)]
-    while pending:
-        done, pending = ray.wait(pending, num_returns=1)
-        for ref in done:
-            yield from ray.get(ref)
+    setup_ref = ray.put(setup)
+    pending = [remote.remote(tasks[i : i + chunk], setup_ref) for i in range(0, len(tasks), chunk)]
+    try:
+        while pending:
+            done, pending = ray.wait(pending, num_returns=1)
+            for ref in done:
+                try:
+                    rows = ray.get(ref)
+                except ray.exceptions.RayError as e:
+                    raise ArenaError(f"a Ray task failed: {e}") from e
+                yield from rows
+    finally:
+        for ref in pending:  # stop what is left when the run stops early
+            ray.cancel(ref)
+
+
+def prepare_players(entrants: Iterable[str], send: str | None = None) -> WorkerSetup | None:
+    """Build every distinct spec once, here, before any game: a spec that cannot be built is
+    an `ArenaError` naming it. With `send`, return what worker processes need to build the
+    same agents, checked to be picklable for `send="pool"` (spawned processes: pickle) or
+    `send="ray"` (Ray tasks: cloudpickle, which also takes locally defined classes)."""
+    specs = list(dict.fromkeys(entrants))
+    for spec in specs:
+        try:
+            agent = make_agent(spec, 0)
+            agent.reset(0)
+        except PlayerSpecError as e:
+            raise ArenaError(str(e)) from e
+        except Exception as e:  # noqa: BLE001 - any failure is reported before the first game
+            raise ArenaError(
+                f"player spec {spec!r} cannot be built: {type(e).__name__}: {e}"
+            ) from e
+    if not send:
+        return None
+    setup = worker_setup(specs)
+    if setup:
+        if send == "ray":
+            from ray import cloudpickle as pickle
+        else:
+            import pickle
+        try:
+            pickle.dumps(setup)
+        except Exception as e:  # noqa: BLE001 - PicklingError, AttributeError, TypeError
+            names = ", ".join(en.name for en in setup.entries)
+            raise ArenaError(
+                f"the players registered at run time ({names}) cannot be sent to worker "
+                f"processes: {type(e).__name__}: {e}. Register a module-level class or "
+                f"function (not a lambda), use a module.path:ClassName spec, or --workers 1"
+            ) from e
+    return setup
 
 
 def _row_problem(row: dict[str, Any], task: GameTask) -> str | None:
@@ -585,6 +667,7 @@ def run_tournament(
     resume: bool = False,
     workers: int = 1,
     use_ray: bool = False,
+    ray_address: str | None = None,
     all_seatings: bool = False,
     on_start: Callable[[int, int], None] | None = None,
     on_game: Callable[[dict[str, Any]], None] | None = None,
@@ -593,10 +676,13 @@ def run_tournament(
     """Plan, play (skipping logged games when resuming) and log a tournament.
 
     ``out`` is the JSONL log; ``None`` plays in memory and writes nothing (``resume`` then has
-    nothing to continue and is refused). ``on_start(total, already_done)``, ``on_game(row)``
-    and ``on_note(text)`` are progress hooks. The log is append-only: rows are flushed as games
-    finish and fsynced at the end; an existing log is only appended to after
-    :func:`load_for_resume` accepted it.
+    nothing to continue and is refused). Every entrant spec is built once before the first game
+    (`prepare_players`): one that cannot be built is an `ArenaError`, and nothing is played or
+    written. With `use_ray`, games run as Ray tasks on the Ray this process is connected to, or
+    on `ray_address` / `RAY_ADDRESS`, or on a local Ray started for the run.
+    ``on_start(total, already_done)``, ``on_game(row)`` and ``on_note(text)`` are progress
+    hooks. The log is append-only: rows are flushed as games finish and fsynced at the end; an
+    existing log is only appended to after :func:`load_for_resume` accepted it.
     """
     if games < 1:
         raise ArenaError(f"--games must be at least 1, got {games}")
@@ -605,6 +691,32 @@ def run_tournament(
     if out is None and resume:
         raise ArenaError("resume needs the log to continue: pass out=PATH (--out PATH)")
     sched = Schedule(tuple(entrants), config, seed, all_seatings)
+    if use_ray:
+        _import_ray()
+    send = "ray" if use_ray else "pool" if workers > 1 else None
+    setup = prepare_players(entrants, send=send)
+    ray_started = False
+    try:
+        if use_ray:
+            ray_started = connect_ray(ray_address)
+        return _run(sched, games, setup, out, resume, workers, use_ray, on_start, on_game, on_note)
+    finally:
+        if ray_started:
+            _import_ray().shutdown()
+
+
+def _run(
+    sched: Schedule,
+    games: int,
+    setup: WorkerSetup | None,
+    out: str | os.PathLike | None,
+    resume: bool,
+    workers: int,
+    use_ray: bool,
+    on_start: Callable[[int, int], None] | None,
+    on_game: Callable[[dict[str, Any]], None] | None,
+    on_note: Callable[[str], None] | None,
+) -> TournamentResult:
     header = sched.header(games)
     path = Path(out) if out is not None else None
     if path is not None and path.is_dir():
@@ -643,26 +755,31 @@ def run_tournament(
             f.write(json.dumps(header, separators=(",", ":")) + "\n")
             f.flush()
         if use_ray:
-            source = _results_ray(todo, workers)
+            source = _results_ray(todo, workers, setup)
         elif workers > 1 and len(todo) > 1:
-            source = _results_pool(todo, workers)
+            source = _results_pool(todo, workers, setup)
         else:
             source = _results_local(todo)
         # Write in game order: a small reorder buffer absorbs out-of-order worker results.
         order = [t.game for t in todo]
         nxt = 0
         buffer: dict[int, dict[str, Any]] = {}
-        for row in source:
-            buffer[row["game"]] = row
-            if on_game is not None:
-                on_game(row)
-            while nxt < len(order) and order[nxt] in buffer:
-                r = buffer.pop(order[nxt])
-                f.write(json.dumps(r, separators=(",", ":")) + "\n")
-                f.flush()
-                done[r["game"]] = r
-                nxt += 1
-                played += 1
+        try:
+            for row in source:
+                buffer[row["game"]] = row
+                if on_game is not None:
+                    on_game(row)
+                while nxt < len(order) and order[nxt] in buffer:
+                    r = buffer.pop(order[nxt])
+                    f.write(json.dumps(r, separators=(",", ":")) + "\n")
+                    f.flush()
+                    done[r["game"]] = r
+                    nxt += 1
+                    played += 1
+        finally:
+            close = getattr(source, "close", None)
+            if close is not None:
+                close()
         if path is not None:
             os.fsync(f.fileno())
     elapsed = time.perf_counter() - t0

@@ -89,7 +89,11 @@ def _arena_epilog() -> str:
         text = f"  (the player registry failed to load: {type(e).__name__}: {e})"
     from rich.markup import escape
 
-    head = "Player specs (name or name:key=value, comma-separated in --players):"
+    head = (
+        "Player specs (name or name:key=value, comma-separated in --players; "
+        "module.path:ClassName[:key=value] imports an agent class; installed packages add "
+        "names through the lastwill.agents entry-point group):"
+    )
     return head + "\n\n" + escape(text)
 
 
@@ -146,6 +150,14 @@ def arena(
     use_ray: Annotated[
         bool, typer.Option("--ray", help="Fan games out as Ray tasks (pip install -e '.\\[ray]').")
     ] = False,
+    ray_address: Annotated[
+        str | None,
+        typer.Option(
+            "--ray-address",
+            help="With --ray: the Ray cluster to run on (host:port printed by `ray start "
+            "--head`) \\[default: $RAY_ADDRESS, else a local Ray].",
+        ),
+    ] = None,
     out: Annotated[
         Path | None,
         typer.Option("--out", "-o", help="JSONL match log \\[default: runs/arena/<time>.jsonl]."),
@@ -176,7 +188,6 @@ def arena(
 
     from . import arena as ar
     from . import stats
-    from .registry import PlayerSpecError, make_agent
 
     entrants = [p.strip() for p in players.split(",")]
     if any(not p for p in entrants):
@@ -189,11 +200,6 @@ def arena(
             f"--players lists {len(entrants)} entrants but --num-players is {n}: give exactly "
             f"{n} specs (repeat a spec to seat it more than once)"
         )
-    for spec in dict.fromkeys(entrants):
-        try:
-            make_agent(spec, 0)
-        except PlayerSpecError as e:
-            fail(str(e))
     sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
     try:
         config = GameConfig(num_players=n, starting_money=sm, board_spaces=board_spaces)
@@ -257,6 +263,8 @@ def arena(
     errors = [0]
 
     def on_start(total_: int, already: int) -> None:
+        # shown once the players are built and the log is checked (errors come first)
+        progress.start()
         progress.update(task_id, total=total_, completed=already)
         if already:
             note(f"resuming: {already} of {total_} games already in the log")
@@ -266,24 +274,28 @@ def arena(
             errors[0] += 1
         progress.update(task_id, advance=1, errors=errors[0])
 
+    if ray_address and not use_ray:
+        fail("--ray-address names a Ray cluster for --ray; add --ray (or drop --ray-address)")
     try:
-        with progress:
-            result = ar.run_tournament(
-                entrants,
-                config,
-                games,
-                seed=seed,
-                out=out if out is not None else ar.default_out_path(),
-                resume=resume,
-                workers=workers,
-                use_ray=use_ray,
-                all_seatings=all_seatings,
-                on_start=on_start,
-                on_game=on_game,
-                on_note=lambda text: note(f"note: {text}"),
-            )
+        result = ar.run_tournament(
+            entrants,
+            config,
+            games,
+            seed=seed,
+            out=out if out is not None else ar.default_out_path(),
+            resume=resume,
+            workers=workers,
+            use_ray=use_ray,
+            ray_address=ray_address,
+            all_seatings=all_seatings,
+            on_start=on_start,
+            on_game=on_game,
+            on_note=lambda text: note(f"note: {text}"),
+        )
     except ar.ArenaError as e:
+        progress.stop()
         fail(str(e))
+    progress.stop()
 
     summary = stats.summarize(result.rows)
     seats = stats.seat_stats(result.rows)

@@ -20,6 +20,7 @@ right shapes and finite (a policy holding NaN or infinity is refused, not played
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +63,20 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
     try:
         meta = json.loads(side.read_text(encoding="utf-8"))
     except FileNotFoundError:
+        p = Path(path)
+        out = p.with_suffix(".npz")
+        if p.suffix == ".zip":
+            how = (
+                f'python -c "from sb3_contrib import MaskablePPO; from agents.policy import '
+                f"save_policy; save_policy(MaskablePPO.load('{p}'), '{out}')\""
+            )
+        else:
+            how = f"save_policy(model, '{out}') with the trained MaskablePPO model"
         raise CheckpointError(
-            f"checkpoint {path} has no sidecar {side.name} (env version, action-table hash); "
-            f"checkpoints are written by `lastwill train`"
+            f"checkpoint {path} has no sidecar {side.name} (env version, action-table hash). "
+            f"`lastwill train` writes both; for a model trained elsewhere (e.g. on "
+            f"SingleSeatEnv) write the weights and the sidecar with agents.policy.save_policy: "
+            f"{how}, then play ppo:{out}"
         ) from None
     except (OSError, UnicodeDecodeError, ValueError) as e:
         raise CheckpointError(
@@ -297,6 +309,55 @@ class NumpyPolicy:
         p /= p.sum()
         u = rng.random() if rng is not None else np.random.random()
         return legal[min(int(np.searchsorted(np.cumsum(p), u, side="right")), len(legal) - 1)]
+
+
+def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = None) -> Path:
+    """Write what `ppo:PATH` plays: the policy's weights `NAME.npz` and the sidecar `NAME.json`
+    (`env_signature()`, the time, and `extra`), beside `path` (`NAME`, `NAME.npz` or
+    `NAME.zip`: an existing `.zip` is left as it is). Returns the `.npz` path.
+
+    `model` is a MaskablePPO (or PPO) model with an `MlpPolicy` trained on this lab's
+    observation and action spaces (`SingleSeatEnv`, `lastwill train`), a model with
+    `actor_numpy()` (the all-seat trainer's `ActorCritic`), or a `NumpyPolicy`.
+    A model for other spaces raises `CheckpointMismatchError`; each file is written under a
+    temporary name and renamed, so a failure leaves no half-written checkpoint.
+    """
+    path = Path(path)
+    if path.suffix not in ("", ".npz", ".zip"):
+        raise CheckpointError(f"save_policy({path}): give a path ending in .npz or .zip, or none")
+    npz = path.with_suffix(".npz")
+    if isinstance(model, NumpyPolicy):
+        policy = model
+    elif callable(getattr(model, "actor_numpy", None)):
+        policy = model.actor_numpy()  # checks the observation and action sizes
+    else:
+        obs = getattr(model, "observation_space", None)
+        act = getattr(model, "action_space", None)
+        shape = getattr(obs, "shape", None)
+        if shape != (OBS_SIZE,) or getattr(act, "n", None) != NUM_ACTIONS:
+            raise CheckpointMismatchError(
+                f"save_policy: the model observes {obs} and acts in {act}; ppo:PATH plays "
+                f"models trained on this lab's spaces, Box({OBS_SIZE},) and "
+                f"Discrete({NUM_ACTIONS}) (SingleSeatEnv or lastwill train)"
+            )
+        if not hasattr(getattr(model, "policy", None), "mlp_extractor"):
+            raise CheckpointError(
+                f"save_policy: {type(model).__name__} has no MlpPolicy (policy.mlp_extractor); "
+                f"train MaskablePPO('MlpPolicy', ...)"
+            )
+        policy = NumpyPolicy.from_sb3(model)
+    npz.parent.mkdir(parents=True, exist_ok=True)
+    meta = {
+        **env_signature(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **(extra or {}),
+    }
+    policy.save_npz(npz)
+    side = sidecar_path(npz)
+    tmp = side.with_name(side.stem + ".tmp.json")
+    tmp.write_text(json.dumps(meta, indent=1))
+    tmp.replace(side)
+    return npz
 
 
 _CACHE: dict[tuple[str, float, bool, bool], tuple[NumpyPolicy, dict[str, Any]]] = {}

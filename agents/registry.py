@@ -8,15 +8,39 @@ the spec without it, and two entrants that differ only in their labels are separ
 A list of players on the command line is comma-separated:
 `random,greedy,greedy:eps=0.1,ppo:runs/x.zip@x`. `legend()` is the text printed by
 `lastwill arena --help`.
+
+Where names come from, in this order (an earlier source wins a name):
+
+1. the built-in agents (`random`, the bots, `mc`, `ppo`);
+2. `register(name, factory, summary)` at run time;
+3. installed packages, through the entry-point group `lastwill.agents` (`ENTRY_POINT_GROUP`):
+   in a package's `pyproject.toml`, `[project.entry-points."lastwill.agents"]` with
+   `myagent = "mypkg.agent:MyAgent"`; loaded on first use;
+4. no registration at all: `module.path:ClassName[:key=value...]` imports `module.path`
+   (from `sys.path`, with the current directory added at its end) and calls `ClassName`
+   (a class or a factory function) with the spec's parameters, plus `seed=` when it takes one.
+
+Whatever a factory builds must have `act(view, legal)` and `reset(seed)` (subclass
+`agents.base.BaseAgent`). Worker processes and Ray tasks rebuild agents from their specs:
+`worker_setup(specs)` is what a parent sends them (the import roots of modules and entry points,
+and the names registered at run time), `apply_worker_setup(setup)` installs it in a worker.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import os
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from .base import Agent, RandomAgent
+
+ENTRY_POINT_GROUP = "lastwill.agents"
+_DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
 class PlayerSpecError(ValueError):
@@ -29,12 +53,16 @@ class Entry:
     factory: Callable[..., Agent]
     summary: str
     params: str = ""  # e.g. "eps=FLOAT (default 0.0)"
+    origin: str = "registered"  # "built-in", "registered" or "entry point"
 
 
 _REGISTRY: dict[str, Entry] = {}
 
 
 def register(name: str, factory: Callable[..., Agent], summary: str, params: str = "") -> None:
+    """Register `name` for this process. Worker processes and Ray tasks started by
+    `agents.arena.run_tournament` receive the names its entrants use (the factory must then
+    be picklable: a module-level class or function)."""
     _REGISTRY[name] = Entry(name, factory, summary, params)
 
 
@@ -101,15 +129,109 @@ def parse_spec(spec: str) -> tuple[str, list, dict]:
     return name, pos, kw
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build the agent a spec names; a clear error lists the valid choices."""
+class ImportFactory:
+    """A factory named by its import path `module.path:attr` (picklable as that text);
+    imports on first call."""
+
+    def __init__(self, target: str, spec: str | None = None) -> None:
+        self.target = target
+        self.spec = spec or target
+        self._obj: Any = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"target": self.target, "spec": self.spec, "_obj": None}
+
+    def load(self) -> Any:
+        if self._obj is None:
+            module, _, attr = self.target.partition(":")
+            self._obj = import_object(module, attr, self.spec)
+        return self._obj
+
+    def __call__(self, *args: Any, seed: int | None = None, **kwargs: Any) -> Any:
+        obj = self.load()
+        if _takes_seed(obj):
+            return obj(*args, seed=seed, **kwargs)
+        return obj(*args, **kwargs)
+
+    def __repr__(self) -> str:
+        return f"ImportFactory({self.target!r})"
+
+
+def _takes_seed(obj: Any) -> bool:
+    try:
+        sig = inspect.signature(obj)
+    except (TypeError, ValueError):
+        return False
+    return any(
+        p.name == "seed" or p.kind is inspect.Parameter.VAR_KEYWORD for p in sig.parameters.values()
+    )
+
+
+def _add_cwd_to_path() -> None:
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.append(cwd)
+
+
+def import_object(module: str, attr: str, spec: str | None = None) -> Any:
+    """`module.attr` (attr may be dotted), imported from sys.path with the current directory
+    at its end; a clear `PlayerSpecError` names what failed."""
+    spec = spec or f"{module}:{attr}"
+    _add_cwd_to_path()
+    try:
+        obj: Any = importlib.import_module(module)
+    except ModuleNotFoundError as e:
+        if e.name and (module == e.name or module.startswith(e.name + ".")):
+            raise PlayerSpecError(
+                f"player spec {spec!r}: no module named {e.name!r} (a module:Class spec "
+                f"imports from the current directory {os.getcwd()} and sys.path)"
+            ) from e
+        raise PlayerSpecError(
+            f"player spec {spec!r}: importing {module!r} failed: {type(e).__name__}: {e}"
+        ) from e
+    except Exception as e:  # noqa: BLE001 - whatever the module raises while importing
+        raise PlayerSpecError(
+            f"player spec {spec!r}: importing {module!r} failed: {type(e).__name__}: {e}"
+        ) from e
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise PlayerSpecError(
+                f"player spec {spec!r}: module {module!r} has no attribute {attr!r}"
+            ) from None
+    if not callable(obj):
+        raise PlayerSpecError(f"player spec {spec!r}: {module}:{attr} is not a class or a function")
+    return obj
+
+
+def _import_spec(name: str, pos: list) -> bool:
+    return bool(pos) and bool(_DOTTED.match(name)) and bool(_DOTTED.match(str(pos[0])))
+
+
+def resolve(spec: str) -> tuple[Entry, list, dict]:
+    """The registry entry a spec uses (a `module:Class` spec gets an unregistered one), with
+    the spec's positional and keyword parameters. Builds nothing."""
     _load_builtin()
     name, pos, kw = parse_spec(spec)
     entry = _REGISTRY.get(name)
+    if entry is None and _import_spec(name, pos):
+        target = f"{name}:{pos[0]}"
+        entry = Entry(target, ImportFactory(target, spec.strip()), "imported", origin="import")
+        pos = pos[1:]
     if entry is None:
         raise PlayerSpecError(
-            f"unknown player {name!r} in spec {spec!r}; valid players:\n{legend()}"
+            f"unknown player {name!r} in spec {spec!r}; valid players:\n{legend()}\n"
+            f"  or module.path:ClassName[:key=value...] to import an agent class"
         )
+    return entry, pos, kw
+
+
+def make_agent(spec: str, seed: int | None = None) -> Agent:
+    """Build the agent a spec names; a clear error lists the valid choices."""
+    entry, pos, kw = resolve(spec)
+    if isinstance(entry.factory, ImportFactory):
+        entry.factory.load()  # import errors are reported as they are
     try:
         agent = entry.factory(*pos, seed=seed, **kw)
     except PlayerSpecError:
@@ -119,8 +241,77 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             f"bad parameters in player spec {spec!r}: {e}; {entry.name} takes: "
             f"{entry.params or 'no parameters'}"
         ) from e
-    agent.name = display_name(spec)
+    missing = [m for m in ("act", "reset") if not callable(getattr(agent, m, None))]
+    if missing:
+        raise PlayerSpecError(
+            f"player spec {spec!r} built {type(agent).__name__!r}, which is not an agent: it "
+            f"has no {' and no '.join(missing)}(...) (an agent needs act(view, legal) and "
+            f"reset(seed); subclass agents.base.BaseAgent)"
+        )
+    try:
+        agent.name = display_name(spec)
+    except AttributeError as e:
+        raise PlayerSpecError(
+            f"player spec {spec!r}: the agent's name attribute cannot be set ({e})"
+        ) from e
     return agent
+
+
+# ---------------------------------------------------------------------------------------------
+# What worker processes need to rebuild the same agents
+
+
+@dataclass(frozen=True)
+class WorkerSetup:
+    """Sent by a parent to its workers: `paths` to put on `sys.path` (import roots of the
+    modules that specs and entry points name), and `entries` registered at run time or
+    found through entry points (re-registered as they are in the parent)."""
+
+    paths: tuple[str, ...] = ()
+    entries: tuple[Entry, ...] = field(default_factory=tuple)
+
+    def __bool__(self) -> bool:
+        return bool(self.paths or self.entries)
+
+
+def _import_root(module: str) -> str | None:
+    top = sys.modules.get(module.split(".")[0])
+    spec = getattr(top, "__spec__", None)
+    if spec is None:
+        return None
+    locations = list(spec.submodule_search_locations or [])
+    if locations:
+        return os.path.dirname(os.path.abspath(locations[0]))
+    if spec.origin and spec.origin.endswith(".py"):
+        return os.path.dirname(os.path.abspath(spec.origin))
+    return None
+
+
+def worker_setup(specs: Iterable[str]) -> WorkerSetup:
+    """What workers need to build `specs` as this process does (call after building them)."""
+    paths: dict[str, None] = {}
+    entries: dict[str, Entry] = {}
+    for spec in specs:
+        entry, _, _ = resolve(spec)
+        if isinstance(entry.factory, ImportFactory):
+            root = _import_root(entry.factory.target.partition(":")[0])
+            if root is not None:
+                paths.setdefault(root, None)
+        if entry.origin in ("registered", "entry point"):
+            entries[entry.name] = entry
+    return WorkerSetup(tuple(paths), tuple(entries.values()))
+
+
+def apply_worker_setup(setup: WorkerSetup | None) -> None:
+    """Install a parent's `WorkerSetup` in this process (idempotent)."""
+    if not setup:
+        return
+    for p in setup.paths:
+        if p not in sys.path:
+            sys.path.append(p)
+    _load_builtin()
+    for e in setup.entries:
+        _REGISTRY[e.name] = e
 
 
 def legend() -> str:
@@ -133,7 +324,27 @@ def legend() -> str:
     return "\n".join(lines)
 
 
+def _load_entry_points() -> None:
+    """Register the names of installed packages' `lastwill.agents` entry points (loaded on
+    first use). A name already taken (a built-in, or registered) keeps its meaning."""
+    from importlib.metadata import entry_points
+
+    try:
+        eps = entry_points(group=ENTRY_POINT_GROUP)
+    except Exception:  # noqa: BLE001 - broken metadata must not break the registry
+        return
+    for ep in eps:
+        if ep.name in _REGISTRY:
+            continue
+        dist = getattr(getattr(ep, "dist", None), "name", None)
+        summary = f"from {dist} ({ep.value})" if dist else f"entry point {ep.value}"
+        _REGISTRY[ep.name] = Entry(
+            ep.name, ImportFactory(ep.value, ep.name), summary, origin="entry point"
+        )
+
+
 _loaded = False
+_BUILTIN_NAMES = ("random", "greedy", "speculator", "planner", "combiner", "mc", "ppo")
 
 
 def _load_builtin() -> None:
@@ -165,6 +376,9 @@ def _load_builtin() -> None:
         "PATH to a .zip/.npz checkpoint with its .json sidecar; append :sample to sample "
         "instead of arg-max, e.g. ppo:agents/policies/reference.npz",
     )
+    for name in _BUILTIN_NAMES:
+        _REGISTRY[name] = replace(_REGISTRY[name], origin="built-in")
+    _load_entry_points()
 
 
 def _ppo_agent(path: str = "", seed: int | None = None):

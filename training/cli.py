@@ -167,8 +167,20 @@ def train_cmd(**options: Any) -> None:
 
     config: Path | None = options.pop("config")
     resume: bool = options.pop("resume")
+    backend: str = options.pop("backend")
+    ray_address: str | None = options.pop("ray_address")
+    env_runners: int | None = options.pop("env_runners")
     given = {k: v for k, v in options.items() if v is not None}
     overrides = {k: (_parse(k, v) if isinstance(v, str) else v) for k, v in given.items()}
+    if backend not in ("lab", "rllib"):
+        fail(f"--backend {backend!r} is not allowed; choose lab or rllib")
+    if backend == "rllib":
+        from .rllib_backend import run_cli
+
+        run_cli(config, overrides, resume, ray_address, env_runners)
+        return
+    if ray_address is not None or env_runners is not None:
+        fail("--ray-address and --env-runners are settings of --backend rllib")
     try:
         if resume:
             if "run_dir" not in overrides:
@@ -198,6 +210,51 @@ def train_cmd(**options: Any) -> None:
         )
 
 
+def _rllib_parameters() -> list[inspect.Parameter]:
+    """`--backend` and the RLlib backend's own flags (training.rllib_backend)."""
+    panel = "Backend"
+    specs = [
+        (
+            "backend",
+            "lab",
+            Annotated[
+                str,
+                typer.Option(
+                    help="lab: the lab's trainer (--mode); rllib: RLlib PPO, one shared policy "
+                    "over all seats, on Ray (pip install -e '.\\[ray]')",
+                    rich_help_panel=panel,
+                ),
+            ],
+        ),
+        (
+            "ray_address",
+            None,
+            Annotated[
+                str | None,
+                typer.Option(
+                    help="rllib: Ray cluster address \\[default: $RAY_ADDRESS, else a local Ray]",
+                    rich_help_panel=panel,
+                ),
+            ],
+        ),
+        (
+            "env_runners",
+            None,
+            Annotated[
+                int | None,
+                typer.Option(
+                    help="rllib: EnvRunner actors sampling in parallel \\[default: 1]",
+                    rich_help_panel=panel,
+                ),
+            ],
+        ),
+    ]
+    return [
+        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=ann)
+        for name, d, ann in specs
+    ]
+
+
 train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
     [
         inspect.Parameter(
@@ -221,6 +278,7 @@ train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
                 ),
             ],
         ),
+        *_rllib_parameters(),
         *_parameters(),
     ]
 )

@@ -1,0 +1,506 @@
+"""RLlib training backend: `lastwill train --backend rllib`.
+
+RLlib PPO (new API stack: RLModule, Learner, EnvRunners) on `lastwill_env.rllib`'s turn-based
+`MultiAgentEnv`, with one shared policy (module id `shared`) over every seat and every player
+count, and action masking (`MaskedPPOTorchRLModule`: the logits of illegal actions are pushed
+to the float minimum before sampling, in training and in the PPO loss). Every seat is the
+learner: there is no opponent pool, so the pool settings of `TrainConfig` do not apply.
+
+Ray: a local instance by default (or the one `RAY_ADDRESS` names), a cluster with
+`ray_address` (`ray start --head` on the head node prints the address). Sampling runs on
+`env_runners` EnvRunner actors (0: in the driver), `envs_per_runner` envs each; the PPO update
+runs in the driver.
+
+Settings from `TrainConfig` that map onto RLlib PPO: `total_steps` (env steps sampled, i.e.
+decisions of any seat), `n_steps * n_envs` (samples per iteration,
+`train_batch_size_per_learner`), `batch_size` (minibatch), `n_epochs`, `learning_rate`,
+`gamma`, `gae_lambda`, `clip_range`, `ent_coef`, `vf_coef`, `net_arch` and `activation` (the
+MLP of the actor and of the critic, separate), `num_players`, `player_weights`, `reward`,
+`seed`, and the evaluation and checkpoint settings. `bc_teacher` and `shaping` are refused.
+
+Checkpoints are exported to the lab's format (`agents.policy.save_policy`): the actor
+(encoder layers + the linear policy head) as `NAME.npz` with its `NAME.json` sidecar, so
+`ppo:PATH`, the arena, `training.train.evaluate` and the opponent pool play it unchanged.
+Run directory:
+
+    config.json, state.json      settings (with the RLlib ones), step, checkpoint, best, evals
+    progress.jsonl               one line per iteration: env steps, samples/s overall
+                                 (sps: sampling and PPO update) and while sampling
+                                 (rollout_sps), episodes, mean episode length
+    tb/RLlib_1/                  TensorBoard scalars (time/fps overall, time/sps sampling,
+                                 eval/vs_<bot>/win_rate, ...)
+    checkpoints/step_N.{npz,json}   exported policies
+    best.{npz,json}              best by mean win rate against the evaluation panel
+    eval/step_N.jsonl            the evaluation games (arena rows)
+    rllib/                       RLlib's own checkpoint of the last state (Algorithm)
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.policy import CheckpointError, NumpyPolicy, save_policy
+
+from .config import TrainConfig, TrainConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+MODULE_ID = "shared"
+
+
+class RLlibBackendError(RuntimeError):
+    """A run the RLlib backend cannot start; the message says why and what to do."""
+
+
+@dataclass
+class RLlibSettings:
+    """The settings only the RLlib backend has (TOML table `[rllib]`, or flags)."""
+
+    env_runners: int = 1  # EnvRunner actors sampling in parallel (0: sample in the driver)
+    envs_per_runner: int = 1  # envs stepped by each EnvRunner
+    ray_address: str = ""  # "" : RAY_ADDRESS, else a local Ray; or host:port of a cluster
+    num_cpus: int = 0  # local Ray only: logical CPUs (0: enough for the env runners)
+
+    def __post_init__(self) -> None:
+        for name in ("env_runners", "num_cpus"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+                raise TrainConfigError(f"{name}={v!r} is not allowed; use an integer >= 0")
+        v = self.envs_per_runner
+        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+            raise TrainConfigError(f"envs_per_runner={v!r} is not allowed; use an integer >= 1")
+        if not isinstance(self.ray_address, str):
+            raise TrainConfigError(
+                f"ray_address={self.ray_address!r} is not allowed; use host:port or ''"
+            )
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RLlibSettings:
+        names = list(cls.__dataclass_fields__)
+        unknown = sorted(set(data) - set(names))
+        if unknown:
+            raise TrainConfigError(
+                f"unknown rllib setting(s) {unknown}; allowed: {', '.join(names)}"
+            )
+        return cls(**data)
+
+
+def load_settings(
+    path: str | Path | None, overrides: dict[str, Any], rllib_overrides: dict[str, Any]
+) -> tuple[TrainConfig, RLlibSettings]:
+    """Defaults, then the TOML file (`[train]` or top level, and `[rllib]`), then flags."""
+    data: dict[str, Any] = {}
+    rl: dict[str, Any] = {}
+    if path is not None:
+        p = Path(path)
+        try:
+            raw = tomllib.loads(p.read_text())
+        except FileNotFoundError:
+            raise TrainConfigError(f"config file {p} does not exist") from None
+        except tomllib.TOMLDecodeError as e:
+            raise TrainConfigError(f"config file {p} is not valid TOML: {e}") from None
+        rl.update(raw.pop("rllib", {}))
+        data.update(raw.get("train", raw))
+    data.update({k: v for k, v in overrides.items() if v is not None})
+    rl.update({k: v for k, v in rllib_overrides.items() if v is not None})
+    cfg = TrainConfig.from_dict(data)
+    settings = RLlibSettings.from_dict(rl)
+    check_supported(cfg)
+    return cfg, settings
+
+
+def check_supported(cfg: TrainConfig) -> None:
+    if getattr(cfg, "mode", "single_seat") != "single_seat":
+        raise TrainConfigError(
+            f"mode={cfg.mode!r} is a setting of the lab's trainer; the rllib backend always "
+            f"trains one shared policy over all seats (leave mode unset)"
+        )
+    if cfg.bc_teacher:
+        raise TrainConfigError(
+            f"bc_teacher={cfg.bc_teacher!r} is not supported by the rllib backend; "
+            f"set it to '' or train with the lab's trainer (no --backend rllib)"
+        )
+    if cfg.shaping:
+        raise TrainConfigError(
+            f"shaping={cfg.shaping!r} is not supported by the rllib backend; "
+            f"set it to 0 or train with the lab's trainer (no --backend rllib)"
+        )
+    if (cfg.n_steps * cfg.n_envs) < cfg.batch_size:
+        raise TrainConfigError(
+            f"batch_size={cfg.batch_size} exceeds the samples per iteration "
+            f"n_steps*n_envs={cfg.n_steps * cfg.n_envs}"
+        )
+
+
+# ---------------------------------------------------------------------------------------------
+# Export to the lab's checkpoint format
+
+
+def _layers(state: dict[str, Any], prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    idx = sorted(
+        {
+            int(k[len(prefix) :].split(".")[0])
+            for k in state
+            if k.startswith(prefix) and k.endswith(".weight")
+        }
+    )
+    return [
+        (np.asarray(state[f"{prefix}{i}.weight"]), np.asarray(state[f"{prefix}{i}.bias"]))
+        for i in idx
+    ]
+
+
+def numpy_policy_from_state(state: dict[str, Any], activation: str) -> NumpyPolicy:
+    """The actor of a `MaskedPPOTorchRLModule` state dict (arrays or tensors) as the lab's
+    `NumpyPolicy`: the actor encoder's linear layers (each followed by `activation`), then the
+    linear policy head. That is the layout `agents.policy` plays (`ppo:PATH`). The critic
+    (critic encoder, value head) comes along when the state has it."""
+    state = {k: (v.detach().cpu().numpy() if hasattr(v, "detach") else v) for k, v in state.items()}
+    encoder = _layers(state, "encoder.actor_encoder.net.mlp.") or _layers(
+        state, "encoder.encoder.net.mlp."
+    )
+    head = _layers(state, "pi.net.mlp.")
+    if not encoder or len(head) != 1:
+        raise CheckpointError(
+            "cannot export this RLModule: expected an MLP actor encoder and a single linear "
+            f"policy head (head_fcnet_hiddens=[]); found {len(encoder)} encoder and "
+            f"{len(head)} head layers"
+        )
+    layers = encoder + head
+    # the critic, when the state has it (a learner's state; an inference-only one has not)
+    critic = _layers(state, "encoder.critic_encoder.net.mlp.") or (
+        encoder if not _layers(state, "encoder.actor_encoder.net.mlp.") else []
+    )
+    value = critic + _layers(state, "vf.net.mlp.") if critic else []
+    if value and len(value) != len(critic) + 1:
+        value = []
+    return NumpyPolicy(
+        [w for w, _ in layers],
+        [b for _, b in layers],
+        activation,
+        value_weights=[w for w, _ in value] or None,
+        value_biases=[b for _, b in value] or None,
+    )
+
+
+def export_rllib_checkpoint(
+    checkpoint_dir: str | Path, out: str | Path, activation: str = "tanh", extra=None
+) -> Path:
+    """Export the shared policy of an RLlib Algorithm checkpoint (`<run>/rllib`) to
+    `out` (.npz + .json sidecar); returns the .npz path."""
+    import pickle
+
+    root = Path(checkpoint_dir) / "learner_group" / "learner" / "rl_module" / MODULE_ID
+    files = sorted(root.glob("module_state.*")) if root.is_dir() else []
+    if not files:
+        raise CheckpointError(
+            f"{checkpoint_dir} is not an RLlib checkpoint of this backend (no "
+            f"learner_group/learner/rl_module/{MODULE_ID}/module_state.*)"
+        )
+    f = files[0]
+    if f.suffix == ".pt":
+        import torch
+
+        state = torch.load(f, map_location="cpu", weights_only=False)
+    else:
+        with f.open("rb") as fh:
+            state = pickle.load(fh)
+    policy = numpy_policy_from_state(state, activation)
+    meta = {"source": "rllib", "rllib_checkpoint": str(checkpoint_dir), **(extra or {})}
+    return save_policy(policy, out, extra=meta)
+
+
+# ---------------------------------------------------------------------------------------------
+# Training
+
+
+def _atomic_json(path: Path, data: Any) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(json.dumps(data, indent=1))
+    tmp.replace(path)
+
+
+def _init_ray(settings: RLlibSettings) -> bool:
+    """Connect to (or start) Ray; True when this call started it (and must shut it down)."""
+    try:
+        import ray
+    except ImportError as e:
+        raise RLlibBackendError(
+            "--backend rllib needs Ray with RLlib, which is not installed: pip install -e '.[ray]'"
+        ) from e
+    if ray.is_initialized():
+        return False
+    address = settings.ray_address or os.environ.get("RAY_ADDRESS") or None
+    kwargs: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False}
+    if address is None:
+        # a local Ray: logical CPUs enough for the driver plus every env runner
+        kwargs["num_cpus"] = settings.num_cpus or max(os.cpu_count() or 1, settings.env_runners + 1)
+    try:
+        ray.init(address=address, **kwargs)
+    except (ConnectionError, ValueError, RuntimeError) as e:
+        raise RLlibBackendError(f"cannot connect to the Ray cluster at {address}: {e}") from e
+    return True
+
+
+def build_algorithm(cfg: TrainConfig, settings: RLlibSettings):
+    """The RLlib PPO Algorithm for `cfg` (Ray must be initialized)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+
+    from lastwill_env.rllib import LastWillMultiAgentEnv
+
+    from .rllib_module import MaskedPPOTorchRLModule
+
+    module = RLModuleSpec(
+        module_class=MaskedPPOTorchRLModule,
+        model_config={
+            "fcnet_hiddens": list(cfg.net_arch),
+            "fcnet_activation": cfg.activation,
+            "vf_share_layers": False,
+            "head_fcnet_hiddens": [],
+        },
+    )
+    batch = cfg.n_steps * cfg.n_envs
+    config = (
+        PPOConfig()
+        .environment(
+            env=LastWillMultiAgentEnv,
+            env_config={
+                "num_players": list(cfg.num_players),
+                "player_weights": list(cfg.player_weights),
+                "reward": cfg.reward,
+                "seed": cfg.seed,
+            },
+            # RLlib's checker samples unmasked random actions, which the game refuses
+            disable_env_checking=True,
+        )
+        .multi_agent(policies={MODULE_ID}, policy_mapping_fn=_to_shared)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE_ID: module}))
+        .env_runners(
+            num_env_runners=settings.env_runners,
+            num_envs_per_env_runner=settings.envs_per_runner,
+            rollout_fragment_length="auto",
+        )
+        .learners(num_learners=0)
+        .training(
+            lr=cfg.learning_rate,
+            train_batch_size_per_learner=batch,
+            minibatch_size=cfg.batch_size,
+            num_epochs=cfg.n_epochs,
+            gamma=cfg.gamma,
+            lambda_=cfg.gae_lambda,
+            clip_param=cfg.clip_range,
+            entropy_coeff=cfg.ent_coef,
+            vf_loss_coeff=cfg.vf_coef,
+            use_kl_loss=False,
+            grad_clip=0.5,
+            grad_clip_by="global_norm",
+        )
+        .debugging(seed=cfg.seed, log_level="ERROR")
+        .reporting(metrics_num_episodes_for_smoothing=20)
+    )
+    return config.build_algo()
+
+
+def _to_shared(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
+    return MODULE_ID
+
+
+def _get(d: dict[str, Any], *path: str, default: float = 0.0) -> float:
+    for k in path:
+        if not isinstance(d, dict) or k not in d:
+            return default
+        d = d[k]
+    try:
+        return float(d)
+    except (TypeError, ValueError):
+        return default
+
+
+def export_policy(algo: Any, path: Path, cfg: TrainConfig, step: int, kind: str) -> Path:
+    """The learner's current shared policy as `path` (.npz + .json)."""
+    weights = algo.learner_group.get_weights(module_ids=[MODULE_ID])[MODULE_ID]
+    policy = numpy_policy_from_state(weights, cfg.activation)
+    return save_policy(
+        policy,
+        path,
+        extra={
+            "step": step,
+            "seed": cfg.seed,
+            "config": cfg.to_dict(),
+            "kind": kind,
+            "source": "rllib",
+        },
+    )
+
+
+def train_rllib(cfg: TrainConfig, settings: RLlibSettings) -> dict[str, Any]:
+    """Run RLlib PPO self-play for `cfg.total_steps` env steps; returns the final state."""
+    check_supported(cfg)
+    run = Path(cfg.run_dir)
+    state_file = run / "state.json"
+    if state_file.exists():
+        raise RLlibBackendError(
+            f"{run} already holds a run (state.json); choose another --run-dir "
+            f"(the rllib backend does not resume runs)"
+        )
+    run.mkdir(parents=True, exist_ok=True)
+    settings_dict = asdict(settings)
+    _atomic_json(run / "config.json", {**cfg.to_dict(), "backend": "rllib", "rllib": settings_dict})
+    state: dict[str, Any] = {
+        "backend": "rllib",
+        "step": 0,
+        "checkpoint": None,
+        "config": cfg.to_dict(),
+        "rllib": settings_dict,
+        "best": None,
+        "evals": [],
+    }
+    started = _init_ray(settings)
+    writer = None
+    algo = None
+    try:
+        from torch.utils.tensorboard import SummaryWriter
+
+        writer = SummaryWriter(str(run / "tb" / "RLlib_1"))
+        algo = build_algorithm(cfg, settings)
+        next_eval, next_ckpt = cfg.eval_every, cfg.checkpoint_every
+        step = 0
+        train_seconds = 0.0
+        t_start = time.perf_counter()
+        progress = (run / "progress.jsonl").open("a")
+        while step < cfg.total_steps:
+            t0 = time.perf_counter()
+            result = algo.train()
+            dt = time.perf_counter() - t0
+            step = int(_get(result, "env_runners", "num_env_steps_sampled_lifetime"))
+            sampled = _get(result, "env_runners", "num_env_steps_sampled")
+            sample_s = _get(result, "timers", "env_runner_sampling_timer")
+            train_seconds += dt
+            line = {
+                "iteration": int(_get(result, "training_iteration")),
+                "step": step,
+                "seconds": round(dt, 3),
+                "sps": round(sampled / dt, 1) if dt > 0 else None,
+                # RLlib's (smoothed) sampling time of the iteration: rollout-only samples/s
+                "sample_seconds": round(sample_s, 3),
+                "rollout_sps": round(sampled / sample_s, 1) if sample_s > 0 else None,
+                "episodes": int(_get(result, "env_runners", "num_episodes")),
+                "episode_len_mean": _get(result, "env_runners", "episode_len_mean"),
+            }
+            progress.write(json.dumps(line) + "\n")
+            progress.flush()
+            writer.add_scalar("time/fps", line["sps"] or 0.0, step)
+            writer.add_scalar("time/sps", line["rollout_sps"] or 0.0, step)
+            writer.add_scalar("rollout/ep_len_mean", line["episode_len_mean"], step)
+            if cfg.progress:
+                print(
+                    f"rllib iteration {line['iteration']}: {step}/{cfg.total_steps} steps, "
+                    f"{line['sps']} samples/s",
+                    file=sys.stderr,
+                )
+            last = step >= cfg.total_steps
+            if step >= next_eval:
+                _evaluate(algo, run, cfg, state, step, writer)
+                next_eval = step + cfg.eval_every
+            if step >= next_ckpt or last:
+                path = run / "checkpoints" / f"step_{step}.npz"
+                if not path.exists():
+                    export_policy(algo, path, cfg, step, "checkpoint")
+                state["step"] = step
+                state["checkpoint"] = str(path.relative_to(run))
+                _atomic_json(state_file, state)
+                next_ckpt = step + cfg.checkpoint_every
+        progress.close()
+        state["seconds"] = round(time.perf_counter() - t_start, 1)
+        # env steps per second of algo.train() (sampling and PPO updates, not evaluation)
+        state["samples_per_s"] = round(step / max(train_seconds, 1e-9), 1)
+        tmp = run / "rllib.tmp"
+        if tmp.exists():
+            shutil.rmtree(tmp)
+        algo.save_to_path(str(tmp.resolve()))
+        if (run / "rllib").exists():
+            shutil.rmtree(run / "rllib")
+        tmp.replace(run / "rllib")
+        _atomic_json(state_file, state)
+    finally:
+        if writer is not None:
+            writer.close()
+        if algo is not None:
+            algo.stop()
+        if started:
+            import ray
+
+            ray.shutdown()
+    return state
+
+
+def _evaluate(algo, run: Path, cfg: TrainConfig, state, step: int, writer) -> None:
+    from .train import eval_scalars, evaluate
+
+    path = run / "checkpoints" / f"step_{step}.npz"
+    export_policy(algo, path, cfg, step, "checkpoint")
+    res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
+    for tag, value in eval_scalars(res, cfg).items():
+        writer.add_scalar(tag, value, step)
+    state["evals"].append(res)
+    best = state.get("best")
+    if best is None or res["score"] > best["score"]:
+        for suffix in (".npz", ".json"):
+            tmp = run / f"best.tmp{suffix}"
+            shutil.copyfile(path.with_suffix(suffix), tmp)
+            tmp.replace(run / f"best{suffix}")
+        state["best"] = {
+            "step": step,
+            "mean_win_rate": res["mean_win_rate"],
+            "score": res["score"],
+            "checkpoint": str(path.relative_to(run)),
+        }
+    state["step"] = step
+    state["checkpoint"] = str(path.relative_to(run))
+    _atomic_json(run / "state.json", state)
+
+
+def run_cli(
+    config: str | Path | None,
+    overrides: dict[str, Any],
+    resume: bool,
+    ray_address: str | None,
+    env_runners: int | None,
+) -> None:
+    """`lastwill train --backend rllib` (called by `training.cli`)."""
+    from agents.cli import fail, note
+
+    if resume:
+        fail("--resume is not supported by --backend rllib; start a new --run-dir")
+    try:
+        cfg, settings = load_settings(
+            config, overrides, {"ray_address": ray_address, "env_runners": env_runners}
+        )
+        state = train_rllib(cfg, settings)
+    except (TrainConfigError, RLlibBackendError, CheckpointError) as e:
+        fail(str(e))
+    run = Path(cfg.run_dir)
+    note(
+        f"run {run}: {state['step']} env steps in {state['seconds']}s "
+        f"({state['samples_per_s']} samples/s), last checkpoint {run / state['checkpoint']}"
+    )
+    best = state.get("best")
+    if best:
+        note(
+            f"best checkpoint: {run / 'best.npz'} (step {best['step']}, mean win rate vs "
+            f"panel {best['mean_win_rate']:.3f})"
+        )
