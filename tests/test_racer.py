@@ -35,6 +35,7 @@ from lastwill_env.engine.game import (
     ERRAND_PHASE,
     GAME_OVER,
     KEEP_PHASE,
+    OPTION_PHASE,
     PLAN_PHASE,
     ROOM_PHASE,
 )
@@ -377,3 +378,20 @@ def test_discards_properties_and_property_helpers_first():
         apply_action(s, legal_actions(s)[_names(s).index(out[-1])])
     assert sorted(out) == ["discard Farm_5", "discard Gardener_2"], out
     assert sorted(CATALOGUE.cards[c].name for c in s.hands[0]) == ["Ball_2", "Reservation_1"]
+
+
+# -- use options (docs/RULES.md §4.4) ---------------------------------------------------------
+
+
+def test_use_option_spends_the_most_it_can_pay():
+    s = turn_state(4, 0, board=["Reservation_5"], filled={"Reservation_5": 2}, actions=1, money=30)
+    moves = _play_turn(s)
+    assert moves[0] == "use Reservation_5" and moves[1] == "use option: slot 2", moves
+    assert s.money[0] == 30 - 4
+    # a property owner may not go below £0: with £3 the £4 option is not offered
+    s = turn_state(
+        4, 0, board=["Reservation_5", "Farm_3"], filled={"Reservation_5": 2}, actions=1, money=3
+    )
+    apply_action(s, legal_actions(s)[_names(s).index("use Reservation_5")])
+    assert s.phase == OPTION_PHASE and "use option: slot 2" not in _names(s)
+    assert _choice(s) == "use option: slot 1"

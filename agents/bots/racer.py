@@ -29,6 +29,7 @@ from .common import (
     KEEP_PHASE,
     MARKET_PHASE,
     NUM_ROUNDS,
+    OPTION_PHASE,
     PLAN_PHASE,
     ROOM_PHASE,
     TURN_PHASE,
@@ -46,12 +47,6 @@ ACTION_VALUE = 3.0  # £ one more action spends when the hand has cards for it
 DRAWN = -1  # stands for one blind card from the events deck in a hypothetical hand
 DRAWN_SPEND = 2.6  # what such a card spends, on average, for one action
 FUTURE = 0.8  # weight of money a card spends in later rounds (the game may end sooner)
-
-
-def companion_pool(v) -> list[int]:
-    """[horse, dog, chef, guest, jokers] in the seat's hand."""
-    comp, jokers = companions_in_hand(v)
-    return [*comp, jokers]
 
 
 def knapsack(groups, budget: int) -> tuple[float, tuple]:
@@ -91,30 +86,47 @@ class RacerBot(ScriptedBot):
       first), companions on expense slots. In the last round only money spent now counts:
       every action goes into debt, and a used card on a full board makes room for another.
     - plan: the plan whose actions its hand (plus the plan's blind draws) fills with the
-      most spending, then errand boys; in the last round the latest turn order among equal
-      plans, so it acts after the others.
+      most spending; its errand boys are worth the errands that should be left when its turn
+      in errand order comes; while three or more rounds are expected, blind cards it will
+      play or keep count extra (they build the board). In the last round the later turn
+      order among equal plans, so it acts after the others. Two players: choosing first it
+      blocks its second-best plan, choosing last its best (the other wants actions too).
     - errands: each card and errand is worth what it adds to this round's spending (plus a
-      share of what it keeps for the next): the opera every round (£2, £5 with the tailor,
-      no action), the offer board's best expense, special (old friends, hectic days, Ball),
-      joker or event for its hand, which also keeps them from the others; the unknown card
-      (events) over the market.
-    - draws: events (every action needs a card), helpers and expenses in the first rounds,
-      a companion when the hand has add-ons to fill.
+      share of what it keeps for the next): the opera (£2, £5 with the tailor, no action),
+      the offer board's best expense, special (old friends, hectic days, Ball), joker or
+      event for its hand, which also keeps them from the others; the unknown card over the
+      market; an extension when its hand holds more black cards than its board has room.
+    - draws: while three or more rounds are expected, the helpers deck (recurring expenses,
+      helpers) first in rounds 1-2 and as often as events later; otherwise events (every
+      action needs a card); one companion when the hand has two add-ons to fill.
     - keep / discard: keep the cards that spend most per action in the rounds left
       (expenses without action cost, Balls, boat trips with add-ons, specials); properties
-      and property helpers first out.
+      and property helpers first out. Use options: the one that spends most.
     """
 
     name = "racer"
     carry_weight = 0.2  # share of a kept card's value counted when planning this round
-    first_boy = 2.5  # £ the first errand boy of a plan is worth (the opera, an offer card)
-    second_boy = 0.5
+    errand_weight = 0.3  # weight of what a plan's errand boys should bring
+    block_second = 1.0  # two players, choosing first: block the second best plan
+    contest = 0.6  # share of the errands before it in turn order that the others take
     order_weight = 0.15  # early turn order before the last round, late order in it
     base_rate = 14.0  # £ a round spends without recurring cards
     helpers_early = 6.0  # draw preference for the helpers deck in rounds 1-2 (events: 3)
     helpers_later = 3.0  # ... later, while three or more rounds are expected
     extension_value = 1.5
     card_bonus = 1.0  # £ per plan card while three or more rounds are expected
+
+    def __init__(self, seed: int | None = None, eps: float = 0.0) -> None:
+        super().__init__(seed, eps)
+        self._memo_view = None
+        self._memo: dict = {}
+
+    # -- per-view memo (a decision evaluates many hypothetical hands against one view) ------
+    def memo(self, v) -> dict:
+        if self._memo_view is not v:
+            self._memo_view = v
+            self._memo = {}
+        return self._memo
 
     # -- the race clock ---------------------------------------------------------------------
     def spend_rate(self, v) -> float:
@@ -129,12 +141,19 @@ class RacerBot(ScriptedBot):
 
     def horizon(self, v) -> int:
         """Rounds the game is expected to last, this one included."""
-        if self.is_last_round(v):
-            return 1
-        left = NUM_ROUNDS - v.round + 1
-        return max(1, min(left, ceil(v.money[0] / self.spend_rate(v))))
+        m = self.memo(v)
+        h = m.get("h")
+        if h is None:
+            if self.is_last_round(v):
+                h = 1
+            else:
+                left = NUM_ROUNDS - v.round + 1
+                h = max(1, min(left, ceil(v.money[0] / self.spend_rate(v))))
+            m["h"] = h
+        return h
 
     def is_last_round(self, v) -> bool:
+        """Round 7, or someone (the racer too) is already bankrupt (docs/RULES.md §5, §7)."""
         if v.round >= NUM_ROUNDS or v.final_round or v.money[0] <= 0:
             return True
         for seat in range(1, v.num_players):
@@ -145,6 +164,13 @@ class RacerBot(ScriptedBot):
     # -- what cards are worth ---------------------------------------------------------------
     def use_value(self, v, c: int) -> float:
         """£ one use of black card c spends (its current option; bonuses on this board)."""
+        m = self.memo(v)
+        key = ("use", c)
+        if key not in m:
+            m[key] = self._use_value(v, c)
+        return m[key]
+
+    def _use_value(self, v, c: int) -> float:
         spec = CARDS[c]
         if spec.training != (0, 0, 0) or CAT[c] == "property" or spec.use_actions < 0:
             return 0.0
@@ -176,6 +202,13 @@ class RacerBot(ScriptedBot):
 
     def later_value(self, v, c: int) -> float:
         """Future £ of black card c on the board in the rounds after this one."""
+        m = self.memo(v)
+        key = ("later", c)
+        if key not in m:
+            m[key] = self._later_value(v, c)
+        return m[key]
+
+    def _later_value(self, v, c: int) -> float:
         later = self.horizon(v) - 1
         if later <= 0:
             return 0.0
@@ -187,6 +220,13 @@ class RacerBot(ScriptedBot):
 
     def carry_value(self, v, c: int) -> float:
         """What card c is worth kept in hand for a later round."""
+        m = self.memo(v)
+        key = ("carry", c)
+        if key not in m:
+            m[key] = self._carry_value(v, c)
+        return m[key]
+
+    def _carry_value(self, v, c: int) -> float:
         spec = CARDS[c]
         cat = CAT[c]
         if c == DRAWN:
@@ -216,6 +256,13 @@ class RacerBot(ScriptedBot):
                     need = max(need, amount / 3.0)
         return need
 
+    def family_bonus(self, v, family: str) -> int:
+        m = self.memo(v)
+        key = ("bonus", family)
+        if key not in m:
+            m[key] = bonus(v, family)
+        return m[key]
+
     # -- one round's spending ---------------------------------------------------------------
     def round_plan(self, v, hand, actions: int, final: bool, legal=None):
         """Best spending of this round from `hand` and the board with `actions` actions.
@@ -229,7 +276,13 @@ class RacerBot(ScriptedBot):
 
         board = v.boards[0]
         free_spaces = 5 + v.extensions[0] - len(board)
-        pool = companion_pool(v)
+        pool = [0, 0, 0, 0, 0]  # horse, dog, chef, guest, jokers of `hand`
+        for c in hand:
+            if c >= 0:
+                if CAT[c] == "companion":
+                    pool[CARDS[c].companion] += 1
+                elif CAT[c] == "joker":
+                    pool[4] += 1
         value = 0.0
         fixed: list[tuple] = []
         groups: list[list[tuple[int, float, tuple]]] = []
@@ -249,7 +302,7 @@ class RacerBot(ScriptedBot):
             spec = CARDS[c]
             if spec.effect or not ok("play", c):
                 continue
-            fam = bonus(v, spec.family)
+            fam = self.family_bonus(v, spec.family)
             if spec.ball:
                 groups.append([(k, float(amt + fam), ("play", c)) for k, amt in spec.ball])
                 continue
@@ -363,15 +416,19 @@ class RacerBot(ScriptedBot):
         return plan.actions + sum(CARDS[c].extra_actions for c in v.boards[0])
 
     # -- the turn ---------------------------------------------------------------------------
-    def crosses(self, v, legal_set) -> bool:
-        """Can this turn's spending take the racer to £0 or below?"""
+    def crosses(self, v, acts: int, legal_set=None) -> bool:
+        """Can this round's spending with `acts` actions take the racer to £0 or below?"""
         cash = v.money[0] + sum(sale_price(v, c) for c in v.boards[0] if CAT[c] == "property")
-        value, _, _ = self.round_plan(v, list(v.hand), v.actions, True, legal_set)
+        value, _, _ = self.round_plan(v, list(v.hand), acts, True, legal_set)
         return cash - value <= 0
+
+    def expect_last(self, v, acts: int) -> bool:
+        """Will this round be the last (docs/RULES.md §5: a bankrupt player ends the game)?"""
+        return self.is_last_round(v) or self.crosses(v, acts)
 
     def turn_rule(self, v, legal: list[int]) -> int:
         legal_set = set(legal)
-        final = self.is_last_round(v) or self.crosses(v, legal_set)
+        final = self.is_last_round(v) or self.crosses(v, v.actions, legal_set)
         # a property blocks debt: sell it before the last round's spending
         sells = [a for a in legal if ACTION_TABLE[a][0] == "sell"]
         if sells and final:
@@ -404,7 +461,7 @@ class RacerBot(ScriptedBot):
         return ("play", c) if kind == "gain" else (kind, c)
 
     # -- the other phases -------------------------------------------------------------------
-    def plan_value(self, v, p: int, final: bool) -> float:
+    def plan_value(self, v, p: int, final: bool, errands: list[float] | None = None) -> float:
         plan = CATALOGUE.plans[v.num_players][p]
         acts = plan.actions + sum(CARDS[c].extra_actions for c in v.boards[0])
         extra = sum(CARDS[c].extra_draw_count for c in v.boards[0] if CARDS[c].extra_draw == "any")
@@ -416,8 +473,9 @@ class RacerBot(ScriptedBot):
             # blind cards early build the board: those played or kept count
             used = sum(1 for k in chosen if k[0] == "drawn") + sum(1 for _, c in kept if c == DRAWN)
             value += self.card_bonus * used
-        boys = plan.errand_boys
-        value += self.first_boy + (self.second_boy if boys > 1 else 0.0)
+        if errands is None:
+            errands = sorted(self.errand_values(v, acts, final).values(), reverse=True)
+        value += self.errand_weight * self.errand_outlook(v, p, errands)
         if final:
             value += 2 * self.order_weight * plan.order
         else:
@@ -441,12 +499,21 @@ class RacerBot(ScriptedBot):
 
     def plan_rule(self, v, legal: list[int]) -> int:
         final = self.plan_is_last(v)
-        return self.best(legal, lambda a: self.plan_value(v, ACTION_TABLE[a][1], final))
+        errands = sorted(self.errand_values(v, 3, final).values(), reverse=True)
+        return self.best(legal, lambda a: self.plan_value(v, ACTION_TABLE[a][1], final, errands))
 
     def block_rule(self, v, legal: list[int]) -> int:
-        # block the plan this seat would like most: the other player wants actions too
+        """Two players (docs/RULES.md §4.2): the start player blocks first and chooses last, so it
+        blocks the plan it (and, likely, the other racer of actions) wants most; the other
+        player chooses first, so it keeps its best and blocks the next one."""
         final = self.plan_is_last(v)
-        return self.best(legal, lambda a: self.plan_value(v, ACTION_TABLE[a][1], final))
+        errands = sorted(self.errand_values(v, 3, final).values(), reverse=True)
+        ranked = sorted(
+            legal, key=lambda a: (-self.plan_value(v, ACTION_TABLE[a][1], final, errands), a)
+        )
+        if v.start_player == 0 or len(ranked) == 1 or not self.block_second:
+            return ranked[0]
+        return ranked[1]
 
     def draw_rule(self, v, legal: list[int]) -> int:
         counts = [v.draw_queue.count(d) for d in range(4)]
@@ -470,35 +537,71 @@ class RacerBot(ScriptedBot):
     def unknown_rule(self, v, legal: list[int]) -> int:
         return self.best(legal, lambda a: 1.0 if ACTION_TABLE[a][1] == EVENTS else 0.0)
 
-    def errand_rule(self, v, legal: list[int]) -> int:
-        final = self.is_last_round(v)
-        acts = self.my_actions(v)
+    def errand_values(self, v, acts: int, final: bool) -> dict[int, float]:
+        """£ each free errand space is worth to the racer now (what it adds to this round's
+        spending and the kept hand; the opera's £2 with no action)."""
         hand = list(v.hand)
         base = self.outlook(v, hand, acts, final)
+        out: dict[int, float] = {}
+        for space, c in enumerate(v.offer):
+            if c >= 0 and v.offer_taken_by[space] < 0:
+                gain = self.outlook(v, [*hand, c], acts, final) - base
+                if CAT[c] == "joker":
+                    gain += 0.5  # one less joker for the others
+                out[space] = gain
+        if not v.opera_used:
+            out[ERRAND_OPERA] = OPERA + bonus(v, "opera") + 0.5
+        if not v.unknown_used[0]:
+            out[ERRAND_UNKNOWN] = self.outlook(v, [*hand, DRAWN], acts, final) - base
+        if v.extensions_left > 0:
+            blacks = sum(1 for c in hand if CAT[c] in ("expense", "helper"))
+            free = 5 + v.extensions[0] - len(v.boards[0])
+            ok = blacks > free and self.horizon(v) > 2
+            out[ERRAND_EXTENSION] = self.extension_value if ok else 0.1
+        if not v.market_used:
+            out[ERRAND_MARKET] = 0.05
+        return out
+
+    def errand_rule(self, v, legal: list[int]) -> int:
+        acts = self.my_actions(v)
+        values = self.errand_values(v, acts, self.expect_last(v, acts))
 
         def score(a: int) -> float:
             if a == PASS:
                 return -1.0
-            space = ACTION_TABLE[a][1]
-            if space < len(v.offer):
-                c = v.offer[space]
-                gain = self.outlook(v, [*hand, c], acts, final) - base
-                if CAT[c] == "joker":
-                    gain += 0.5  # one less joker for the others
-                return gain
-            if space == ERRAND_OPERA:
-                return OPERA + bonus(v, "opera") + 0.5
-            if space == ERRAND_UNKNOWN:
-                return self.outlook(v, [*hand, DRAWN], acts, final) - base
-            if space == ERRAND_EXTENSION:
-                blacks = sum(1 for c in hand if CAT[c] in ("expense", "helper"))
-                free = 5 + v.extensions[0] - len(v.boards[0])
-                return self.extension_value if blacks > free and self.horizon(v) > 2 else 0.1
-            if space == ERRAND_MARKET:
-                return 0.05
-            return 0.0
+            return values.get(ACTION_TABLE[a][1], 0.0)
 
         return self.best(legal, score)
+
+    def errand_outlook(self, v, p: int, values: list[float]) -> float:
+        """What plan p's errand boys should bring: the others before it in turn order take
+        part of the best errands first (`values` sorted best first)."""
+        plans = CATALOGUE.plans[v.num_players]
+        plan = plans[p]
+        n = v.num_players
+        ahead1 = ahead2 = 0.0
+        chosen = [q for q in v.plans[1:] if q >= 0]
+        for q in chosen:
+            if plans[q].order < plan.order:
+                ahead1 += 1
+                ahead2 += plans[q].errand_boys > 1
+        free = [
+            q for q in range(len(plans)) if q != p and q not in chosen and q not in v.blocked_plans
+        ]
+        others = n - 1 - len(chosen)
+        if others > 0 and free:
+            before = [q for q in free if plans[q].order < plan.order]
+            ahead1 += others * len(before) / len(free)
+            ahead2 += others * sum(plans[q].errand_boys > 1 for q in before) / len(free)
+
+        def at(rank: float) -> float:
+            i = int(self.contest * rank + 0.5)
+            return values[i] if i < len(values) else 0.0
+
+        total = at(ahead1)
+        if plan.errand_boys > 1:
+            total += at(n + ahead2) if n + ahead2 >= 1 else 0.0
+        return total
 
     def keep_rule(self, v, legal: list[int]) -> int:
         def score(a: int) -> float:
@@ -512,7 +615,7 @@ class RacerBot(ScriptedBot):
         return self.best(legal, score)
 
     def room_rule(self, v, legal: list[int]) -> int:
-        final = self.is_last_round(v)
+        final = self.expect_last(v, v.actions)
 
         def score(a: int) -> float:
             c = ACTION_TABLE[a][1]
@@ -525,10 +628,11 @@ class RacerBot(ScriptedBot):
     def ball_rule(self, v, legal: list[int]) -> int:
         spec = CARDS[v.resolving]
         table = dict(spec.ball)
-        final = self.is_last_round(v)
         avail = v.actions + sum(
             v.privilege_left[c] for c in v.boards[0] if CARDS[c].free_kind == "event_action"
         )
+        final = self.is_last_round(v) or v.money[0] - max(table.values()) <= 0
+        final = final or self.crosses(v, avail - min(table))
         hand = list(v.hand)
         fam = bonus(v, spec.family)
 
@@ -545,6 +649,18 @@ class RacerBot(ScriptedBot):
                 if ACTION_TABLE[a][0] == kind:
                     return a
         return legal[0]
+
+    def option_rule(self, v, legal: list[int]) -> int:
+        """Use option (docs/RULES.md §4.4): the one that spends most; the legal ones are those the
+        seat can pay."""
+        spec = CARDS[v.using]
+        printed = spec.upkeep if CAT[v.using] == "property" else spec.spend
+
+        def amount(a: int) -> int:
+            o = ACTION_TABLE[a][1]
+            return spec.slots[o - 1][1] if o else printed
+
+        return self.best(legal, amount)
 
     def market_rule(self, v, legal: list[int]) -> int:
         return self.best(legal, lambda a: 1.0 if ACTION_TABLE[a][1] == 0 else 0.0)
@@ -571,6 +687,7 @@ class RacerBot(ScriptedBot):
         MARKET_PHASE: market_rule,
         UNKNOWN_PHASE: unknown_rule,
         TURN_PHASE: turn_rule,
+        OPTION_PHASE: option_rule,
         ADDON_PHASE: addon_rule,
         BALL_PHASE: ball_rule,
         ROOM_PHASE: room_rule,
