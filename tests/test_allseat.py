@@ -138,6 +138,22 @@ def test_rollout_samples_are_on_policy_and_legal_and_seats_come_from_the_pool():
     assert not roll.games
 
 
+def test_bot_tables_seat_one_learner_against_copies_of_one_bot():
+    """p_bot_table = 1: every game is the evaluation's table, n-1 copies of one pool bot."""
+    cfg = _cfg(num_players=[4], p_bot_table=1.0, bots=["greedy", "random"], n_games=6)
+    roll = Rollout(cfg, seed=5)
+    seen = set()
+    for _ in range(12):
+        g = roll.new_game()
+        others = [i for i in g.ids if i != LEARNER]
+        assert len(others) == 3 and len(set(others)) == 1, g.ids
+        seen.add(others[0])
+    assert seen == {"bot:greedy", "bot:random"}
+    # p_bot_table = 0 with p_latest = 1: no bot at all (the per-seat mix alone decides)
+    roll = Rollout(_cfg(num_players=[4], p_bot_table=0.0, bots=["greedy"]), seed=5)
+    assert all(set(roll.new_game().ids) == {LEARNER} for _ in range(12))
+
+
 def test_masks_are_stored_and_applied_in_the_update():
     """An action masked out at collection time has zero probability in the update."""
     cfg = _cfg()
@@ -212,6 +228,9 @@ def test_tiny_all_seat_run_evaluates_checkpoints_resumes_and_plays(tmp_path: Pat
     )
     state = train(cfg)
     assert state["step"] >= 1500 and state["invalid_actions"] == 0
+    # every evaluation records the run's wall-clock time so far, which grows
+    walls = [e["wall_seconds"] for e in state["evals"]]
+    assert len(walls) >= 2 and 0 < walls[0] < walls[-1] <= state["wall_seconds"]
     tags = _tb_tags(run)
     for bot in ("greedy", "planner"):
         for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
@@ -229,6 +248,7 @@ def test_tiny_all_seat_run_evaluates_checkpoints_resumes_and_plays(tmp_path: Pat
     before = state["step"]
     state2 = train(resume_config(run, total_steps=before + 400), resume=True)
     assert state2["step"] >= before + 400
+    assert state2["wall_seconds"] > state["wall_seconds"]  # summed over the sessions
     tags2 = _tb_tags(run)
     assert max(tags2["time/sps"]) > max(tags["time/sps"])
     # the checkpoint plays in the arena through ppo:PATH, legal actions only

@@ -323,6 +323,9 @@ def test_reference_config_is_valid() -> None:
     cfg = load_config(root / "training/configs/reference.toml")
     assert cfg.mode == "all_seat" and cfg.eval_counts() == [2, 3, 4, 5]
     assert "racer" in cfg.bots and "racer" in cfg.eval_bots and cfg.exploiter_every > 0
+    assert cfg.p_bot_table > 0 and cfg.bc_teacher == "racer"
+    second = load_config(root / "training/configs/ref_v2.toml")
+    assert second.mode == "all_seat" and second.run_dir != cfg.run_dir
     old = load_config(root / "training/configs/ref_v1.toml")
     assert old.mode == "single_seat" and old.eval_num_players == 4
 
@@ -358,6 +361,24 @@ def test_pool_draws_bots_latest_and_snapshots_in_proportion(tiny_run: Path) -> N
     assert share["bot:greedy"] + share["bot:random"] == pytest.approx(0.2, abs=0.03)
     opps = pool.draw(4)
     assert len(opps) == 3 and len(pool.last_ids) == 3
+
+
+def test_pool_bot_tables_seat_copies_of_one_bot() -> None:
+    bots = ["greedy", "random"]
+    pool = OpponentPool(bots, p_latest=0.0, p_bots_min=1.0, seed=3, p_bot_table=1.0)
+    kinds = set()
+    for _ in range(100):
+        opps = pool.draw(4)
+        assert len(opps) == 3 and len(set(pool.last_ids)) == 1  # n-1 copies of one bot
+        kinds.add(pool.last_ids[0])
+    assert kinds == {"bot:greedy", "bot:random"}
+    # without bot tables each seat is drawn on its own: mixed tables occur
+    pool = OpponentPool(bots, p_latest=0.0, p_bots_min=1.0, seed=3)
+    mixed = 0
+    for _ in range(100):
+        pool.draw(4)
+        mixed += len(set(pool.last_ids)) > 1
+    assert mixed > 0
 
 
 def test_shaping_is_potential_based() -> None:

@@ -11,6 +11,7 @@ Rollout (one process, `n_games` games stepped together):
   always the learner; every other seat is drawn from the opponent pool at the configured mix:
   a scripted bot with probability `p_bots_min`, the learner (parameter sharing) with `p_latest`,
   otherwise a frozen snapshot picked by PFSP (`training.pool`); with no snapshot yet, the learner.
+  With probability `p_bot_table` a game instead seats n-1 copies of one pool bot.
 - Each loop pass advances every game to its next decision that needs a network (bots act inline;
   a decision with a single legal action is applied without a sample), then answers all pending
   learner decisions across the games with one batched forward pass (actor and critic), and the
@@ -317,14 +318,16 @@ class Rollout:
         self.snapshots = dict(policies)
         self.snapshot_weights = {k: w for k, w in weights.items() if k in policies}
 
+    def _draw_bot(self, spec: str) -> tuple[Any, str]:
+        if spec in self.frozen_bots:
+            return ("snapshot", spec), f"bot:{spec}"
+        return self.bots[spec], f"bot:{spec}"
+
     def _draw_seat(self) -> tuple[Any, str]:
         cfg = self.cfg
         u = self.rng.random()
         if self.bots and u < cfg.p_bots_min:
-            spec = self.rng.choice(list(self.bots))
-            if spec in self.frozen_bots:
-                return ("snapshot", spec), f"bot:{spec}"
-            return self.bots[spec], f"bot:{spec}"
+            return self._draw_bot(self.rng.choice(list(self.bots)))
         if u < cfg.p_bots_min + cfg.p_latest or not self.snapshots:
             return LEARNER, LEARNER
         ids = list(self.snapshot_weights) or list(self.snapshots)
@@ -336,8 +339,16 @@ class Rollout:
         n = self.rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
         me = self.rng.randrange(n)
         ctrl, ids = [], []
+        table = (
+            self._draw_bot(self.rng.choice(list(self.bots)))
+            if (self.bots and cfg.p_bot_table > 0 and self.rng.random() < cfg.p_bot_table)
+            else None
+        )
         for p in range(n):
-            c, i = (LEARNER, LEARNER) if p == me else self._draw_seat()
+            if p == me:
+                c, i = LEARNER, LEARNER
+            else:
+                c, i = table if table is not None else self._draw_seat()
             ctrl.append(c)
             ids.append(i)
         s = new_game(GameConfig(num_players=n), self.rng.randrange(2**62))

@@ -75,6 +75,7 @@ def train_all_seat(
     The run directory and, on resume, its state, pool and checkpoint are checked first."""
     run = Path(cfg.run_dir)
     say = notify or (lambda text: print(text, file=sys.stderr))
+    started = time.perf_counter()
     if resume:
         state = load_state(run)
         ckpt = resume_checkpoint(run, state, learner_suffix=".pt")
@@ -135,6 +136,13 @@ def train_all_seat(
     _atomic_json(run / "config.json", cfg.to_dict())
 
     step = int(state["step"])
+    # wall-clock seconds of the run so far, warm start and evaluations included, summed over
+    # resumed sessions (a killed session's time after its last state write is not counted)
+    wall_before = float(state.get("wall_seconds", 0.0))
+
+    def wall() -> float:
+        return round(wall_before + time.perf_counter() - started, 1)
+
     writer = SummaryWriter(str(run / "tb" / "PPO_1"))
     tblog.start_run(writer, cfg, state, step)
     rollout = Rollout(cfg, seed=cfg.seed * 1_000_003 + step)
@@ -158,6 +166,7 @@ def train_all_seat(
 
     def write_state_at(path: Path) -> None:
         state["step"] = step
+        state["wall_seconds"] = wall()
         state["checkpoint"] = _rel(path, run)
         write_state(run, state)
 
@@ -214,6 +223,7 @@ def train_all_seat(
                 save(path, "checkpoint")
                 res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
                 res["seconds"] = round(time.perf_counter() - t2, 1)
+                res["wall_seconds"] = wall()
                 progress.eval_done(step, res, res["seconds"])
                 for tag, v in eval_scalars(res, cfg).items():
                     writer.add_scalar(tag, v, step)

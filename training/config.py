@@ -72,6 +72,7 @@ NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
     "clip_range": (0.0, True, 1.0, "use a finite number above 0 and at most 1"),
     "p_latest": (0.0, False, 1.0, _UNIT),
     "p_bots_min": (0.0, False, 1.0, _UNIT),
+    "p_bot_table": (0.0, False, 1.0, _UNIT),
     "exploiter_gate": (-1.0, False, 1.0, "use a finite number from -1 to 1"),
 }
 
@@ -121,6 +122,9 @@ class TrainConfig:
     # opponent pool
     p_latest: float = 0.5
     p_bots_min: float = 0.2
+    # chance that a game seats one learner against n-1 copies of one pool bot (the evaluation
+    # table); the other games draw each opponent seat from the mix above
+    p_bot_table: float = 0.0
     bots: list[str] = field(default_factory=lambda: list(BOTS_DEFAULT))
     pfsp: bool = True
     snapshot_every: int = 50_000
@@ -231,6 +235,8 @@ class TrainConfig:
                 raise bad(name, 'use a list of player specs, e.g. ["greedy", "planner"]')
         if not self.bots and self.p_bots_min > 0:
             raise bad("bots", "list at least one bot when p_bots_min > 0")
+        if not self.bots and self.p_bot_table > 0:
+            raise bad("bots", "list at least one bot when p_bot_table > 0")
         if not self.eval_bots:
             raise bad("eval_bots", 'list at least one bot to evaluate against, e.g. ["greedy"]')
         if len(set(self.eval_bots)) != len(self.eval_bots) or "mixed" in self.eval_bots:

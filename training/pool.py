@@ -10,6 +10,7 @@ Per game, each opponent seat is drawn independently: a bot with probability `p_b
 latest weights with probability `p_latest`, otherwise a snapshot. With `pfsp`, snapshots are
 weighted by x(1-x) of the learner's recent win rate x against them (prioritised fictitious
 self-play, "PFSP-var"), so the pool favours opponents of even strength; without, uniformly.
+With `p_bot_table`, a game instead seats n-1 copies of one bot (the evaluation's table).
 
 The registry of snapshots is `<run>/pool.json` (the single source of truth for the pool and for
 tournaments: each entry names the checkpoint to pass as `ppo:PATH`). The pool object that lives in
@@ -159,11 +160,13 @@ class OpponentPool:
         p_bots_min: float,
         pfsp: bool = True,
         seed: int = 0,
+        p_bot_table: float = 0.0,
     ) -> None:
         self.bot_specs = list(bots)
         self.bots = [make_agent(b, seed=seed + i) for i, b in enumerate(bots)]
         self.p_latest = p_latest
         self.p_bots_min = p_bots_min
+        self.p_bot_table = p_bot_table
         self.pfsp = pfsp
         self.rng = random.Random(seed)
         self.latest: PolicyOpponent | None = None
@@ -204,6 +207,10 @@ class OpponentPool:
 
     def draw(self, num_players: int) -> list[Any]:
         """Opponents for the other num_players - 1 seats; their ids are kept in `last_ids`."""
-        picks = [self.draw_one() for _ in range(num_players - 1)]
+        if self.bots and self.p_bot_table > 0 and self.rng.random() < self.p_bot_table:
+            i = self.rng.randrange(len(self.bots))
+            picks = [(f"bot:{self.bot_specs[i]}", self.bots[i])] * (num_players - 1)
+        else:
+            picks = [self.draw_one() for _ in range(num_players - 1)]
         self.last_ids = [p[0] for p in picks]
         return [p[1] for p in picks]

@@ -123,6 +123,10 @@ _OPTIONAL_ENTRIES: dict[str, tuple[Any, str]] = {
     "evals": (lambda v: isinstance(v, list), "a list of evaluations"),
     "invalid_actions": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
     "bc": (lambda v: isinstance(v, dict), "the warm start's fit (a JSON object)"),
+    "wall_seconds": (
+        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf"),
+        "a non-negative number of seconds",
+    ),
 }
 
 

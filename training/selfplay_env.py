@@ -54,7 +54,12 @@ class _Timed:
 class SelfPlayEnv(SingleSeatEnv):
     def __init__(self, cfg: TrainConfig, worker: int = 0) -> None:
         self.pool = OpponentPool(
-            cfg.bots, cfg.p_latest, cfg.p_bots_min, cfg.pfsp, seed=cfg.seed * 1000 + worker
+            cfg.bots,
+            cfg.p_latest,
+            cfg.p_bots_min,
+            cfg.pfsp,
+            seed=cfg.seed * 1000 + worker,
+            p_bot_table=cfg.p_bot_table,
         )
         self._clock = [0.0]
         self.shaping = cfg.shaping
