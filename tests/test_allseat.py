@@ -149,6 +149,10 @@ def test_bot_tables_seat_one_learner_against_copies_of_one_bot():
         assert len(others) == 3 and len(set(others)) == 1, g.ids
         seen.add(others[0])
     assert seen == {"bot:greedy", "bot:random"}
+    # a bot listed twice is drawn twice as often
+    roll = Rollout(_cfg(num_players=[2], p_bot_table=1.0, bots=["greedy", "greedy", "random"]), 7)
+    ids = [next(i for i in roll.new_game().ids if i != LEARNER) for _ in range(600)]
+    assert 0.6 < ids.count("bot:greedy") / len(ids) < 0.73
     # p_bot_table = 0 with p_latest = 1: no bot at all (the per-seat mix alone decides)
     roll = Rollout(_cfg(num_players=[4], p_bot_table=0.0, bots=["greedy"]), seed=5)
     assert all(set(roll.new_game().ids) == {LEARNER} for _ in range(12))

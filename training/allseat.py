@@ -300,6 +300,7 @@ class Rollout:
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
         self.bots = {b: make_agent(b, seed=seed + i) for i, b in enumerate(cfg.bots)}
+        self.bot_specs = list(cfg.bots)  # drawn from: a bot listed twice is drawn twice as often
         # `ppo:PATH` bots (arg-max players) are answered in batches, like snapshots
         self.frozen_bots: dict[str, NumpyPolicy] = {
             b: agent.policy
@@ -327,7 +328,7 @@ class Rollout:
         cfg = self.cfg
         u = self.rng.random()
         if self.bots and u < cfg.p_bots_min:
-            return self._draw_bot(self.rng.choice(list(self.bots)))
+            return self._draw_bot(self.rng.choice(self.bot_specs))
         if u < cfg.p_bots_min + cfg.p_latest or not self.snapshots:
             return LEARNER, LEARNER
         ids = list(self.snapshot_weights) or list(self.snapshots)
@@ -340,7 +341,7 @@ class Rollout:
         me = self.rng.randrange(n)
         ctrl, ids = [], []
         table = (
-            self._draw_bot(self.rng.choice(list(self.bots)))
+            self._draw_bot(self.rng.choice(self.bot_specs))
             if (self.bots and cfg.p_bot_table > 0 and self.rng.random() < cfg.p_bot_table)
             else None
         )

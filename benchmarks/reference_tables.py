@@ -1,0 +1,188 @@
+"""The reference policy's strength tables: alone against copies of each panel bot, and the
+reverse, one copy of each bot against copies of the policy.
+
+At each player count n and for each bot of the panel, two tables on the arena's paired deals
+(seats rotated, the same deals for every table at that count, `agents.evaluate.play_tables`):
+
+- `vs_<bot>`: the policy and n-1 copies of the bot; the policy's win rate should be above 1/n;
+- `<bot>_vs`: the bot and n-1 copies of the policy; the bot's win rate should be below 1/n.
+
+Each line gives the first entrant's wins, win rate, Wilson 95% interval and chance, and whether
+the interval clears chance in the wanted direction. `--json` prints one JSON object; `--markdown`
+the README table. The games go to `--out` as JSONL (a new file).
+
+    python benchmarks/reference_tables.py --policy ppo:agents/policies/reference.npz \\
+        --players 2,3,4,5 --games 1000 --workers 2 --seed 202 --out runs/eval/ref_tables.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.evaluate import PANEL, Table, play_tables  # noqa: E402
+from agents.registry import PlayerSpecError, make_agent  # noqa: E402
+from agents.safeio import DestinationError, check_destination  # noqa: E402
+from agents.stats import summarize  # noqa: E402
+
+
+def tables(policy: str, panel: list[str], counts: list[int], reverse: bool) -> list[Table]:
+    out = []
+    for n in counts:
+        for bot in panel:
+            out.append(Table(f"vs_{bot}", n, (policy, *[bot] * (n - 1))))
+            if reverse:
+                out.append(Table(f"{bot}_vs", n, (bot, *[policy] * (n - 1))))
+    return out
+
+
+def table_line(table: Table, rows: list[dict]) -> dict:
+    mine = [r for r in rows if r["table"] == table.name and r["num_players"] == table.num_players]
+    first = table.entrants[0]
+    e = next(x for x in summarize(mine) if x["spec"] == first)
+    chance = 1.0 / table.num_players
+    reverse = table.name.endswith("_vs")
+    return {
+        "num_players": table.num_players,
+        "table": table.name,
+        "first": first,
+        "opponents": list(table.entrants[1:]),
+        "games": e["games"],
+        "wins": e["wins"],
+        "win_rate": e["win_rate"],
+        "ci_lo": e["ci_lo"],
+        "ci_hi": e["ci_hi"],
+        "chance": chance,
+        "errors": sum(1 for r in mine if r.get("error") is not None),
+        # the policy's side of the table clears chance: lower bound above it, or for a reverse
+        # table the bot's upper bound below it
+        "clears_chance": (e["ci_hi"] < chance) if reverse else (e["ci_lo"] > chance),
+    }
+
+
+def markdown(lines: list[dict]) -> str:
+    by = {(x["num_players"], x["table"]): x for x in lines}
+    bots = list(dict.fromkeys(x["table"][3:] for x in lines if x["table"].startswith("vs_")))
+    counts = sorted({x["num_players"] for x in lines})
+    out = [
+        "| players | bot | policy alone vs n-1 bots | Wilson 95% | bot alone vs n-1 policies "
+        "| Wilson 95% | chance |",
+        "|---|---|---:|---|---:|---|---:|",
+    ]
+    for n in counts:
+        for bot in bots:
+            d = by.get((n, f"vs_{bot}"))
+            r = by.get((n, f"{bot}_vs"))
+
+            def cell(x: dict | None) -> tuple[str, str]:
+                if x is None:
+                    return "", ""
+                return (
+                    f"{100 * x['win_rate']:.1f}%",
+                    f"[{100 * x['ci_lo']:.1f}%, {100 * x['ci_hi']:.1f}%]",
+                )
+
+            dw, dc = cell(d)
+            rw, rc = cell(r)
+            out.append(f"| {n} | {bot} | {dw} | {dc} | {rw} | {rc} | {100 / n:.0f}% |")
+    return "\n".join(out)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--policy", default="ppo:agents/policies/reference.npz")
+    ap.add_argument("--panel", default=",".join(PANEL), help="comma-separated bot specs")
+    ap.add_argument("--players", default="2,3,4,5", help="player counts, e.g. 2,3,4,5")
+    ap.add_argument("--games", type=int, default=1000, help="games per table")
+    ap.add_argument("--seed", type=int, default=202)
+    ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--no-reverse", action="store_true", help="only the policy-alone tables")
+    ap.add_argument("--out", help="JSONL log of the games (a new file)")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--markdown", action="store_true", help="print the README table")
+    args = ap.parse_args()
+    panel = [b.strip() for b in args.panel.split(",") if b.strip()]
+    try:
+        counts = [int(x) for x in args.players.split(",")]
+    except ValueError:
+        print(
+            f"error: --players {args.players!r}: use counts from 2 to 5, e.g. 2,3,4,5",
+            file=sys.stderr,
+        )
+        return 2
+    if not counts or any(not 2 <= n <= 5 for n in counts) or len(set(counts)) != len(counts):
+        print(
+            f"error: --players {args.players!r}: use distinct counts from 2 to 5, e.g. 2,4",
+            file=sys.stderr,
+        )
+        return 2
+    if not panel:
+        print("error: --panel is empty: name at least one bot, e.g. racer", file=sys.stderr)
+        return 2
+    if args.games < 1 or args.workers < 1:
+        print("error: --games and --workers must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        for spec in dict.fromkeys([args.policy, *panel]):
+            make_agent(spec, 0)
+    except PlayerSpecError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    if args.policy in panel:
+        print(
+            f"error: the policy {args.policy!r} is also in the panel; give it a display "
+            f"name, e.g. {args.policy}@me",
+            file=sys.stderr,
+        )
+        return 2
+    log = None
+    if args.out:
+        try:
+            check_destination(Path(args.out), "game log", hint="choose another --out")
+        except DestinationError as e:
+            print(f"error: {e}", file=sys.stderr)
+            return 2
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        log = open(args.out, "x")  # noqa: SIM115 - closed below, written game by game
+    ts = tables(args.policy, panel, counts, not args.no_reverse)
+    t0 = time.perf_counter()
+    try:
+        rows = play_tables(
+            ts,
+            args.games,
+            seed=args.seed,
+            workers=args.workers,
+            on_game=(lambda r: log.write(json.dumps(r) + "\n")) if log else None,
+        )
+    finally:
+        if log:
+            log.close()
+    lines = [table_line(t, rows) for t in ts]
+    result = {
+        "policy": args.policy,
+        "seed": args.seed,
+        "games_per_table": args.games,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "tables": lines,
+    }
+    if args.json:
+        print(json.dumps(result))
+    if args.markdown:
+        print(markdown(lines))
+    if not args.json and not args.markdown:
+        for x in lines:
+            print(
+                f"{x['num_players']}p {x['table']:<16} {x['first']:<40.40} "
+                f"{100 * x['win_rate']:5.1f}% [{100 * x['ci_lo']:5.1f}, {100 * x['ci_hi']:5.1f}] "
+                f"chance {100 * x['chance']:.0f}%  {'ok' if x['clears_chance'] else 'NOT'}"
+            )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
