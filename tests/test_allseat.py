@@ -189,6 +189,78 @@ def test_masks_are_stored_and_applied_in_the_update():
     assert torch.allclose(lp, torch.zeros_like(lp)) and torch.allclose(ent, torch.zeros_like(ent))
 
 
+def test_kickstarting_records_the_teachers_choices_and_pulls_the_policy_towards_them():
+    """Every learner sample carries the teacher's own choice from that seat's view; updates
+    with only the kickstarting term (PPO terms off) raise the teacher's choices' probability,
+    and the weight decays linearly to 0."""
+    from agents.registry import make_agent
+    from training.allseat_train import kickstart_weight
+
+    cfg = _cfg(kickstart_teacher="greedy", kickstart_coef=1.0, kickstart_steps=1000)
+    assert [kickstart_weight(cfg, s) for s in (0, 500, 1000, 5000)] == [1.0, 0.5, 0.0, 0.0]
+    assert kickstart_weight(_cfg(), 0) == 0.0
+    model = build_model(cfg, 0)
+    roll = Rollout(cfg, seed=4)
+    asked = []  # (seat of the view, legal actions, the teacher's answer) per question
+
+    class Recording:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def act(self, view, legal):
+            a = self.inner.act(view, legal)
+            asked.append((view.to_act, tuple(legal), a))
+            return a
+
+    roll.teacher = Recording(make_agent("greedy", seed=0))
+    trajs, _ = roll.collect(model, target=200)
+    buf = flatten(trajs)
+    n = len(buf["actions"])
+    assert (buf["teacher"] >= 0).all() and buf["masks"][np.arange(n), buf["teacher"]].all()
+    # one question per learner sample, asked from that seat's own view, its answers stored
+    assert len(asked) == n
+    assert sorted(a for _, _, a in asked) == sorted(buf["teacher"].tolist())
+    assert all(to_act == 0 for to_act, _, _ in asked)  # the view of the seat that decides
+    for t in trajs:
+        assert len(t["teacher"]) == len(t["actions"])
+
+    def teacher_logp() -> float:
+        rows = sparse_batch(buf["obs"])
+        with torch.no_grad():
+            _, lp, _ = model.evaluate(
+                *rows, torch.as_tensor(buf["masks"]), torch.as_tensor(buf["teacher"])
+            )
+        return float(lp.mean())
+
+    before = teacher_logp()
+    quiet = _cfg(kickstart_teacher="greedy", kickstart_coef=1.0, n_epochs=3, ent_coef=0.0,
+                 vf_coef=0.0, clip_range=1e-9, learning_rate=3e-3)  # fmt: skip
+    zero = dict(buf, advantages=np.zeros_like(buf["advantages"]))  # no policy-gradient signal
+    opt = make_optimizer(model, quiet)
+    stats = ppo_update(model, opt, zero, quiet, np.random.default_rng(0), kickstart=1.0)
+    assert stats["kickstart_loss"] > 0 and teacher_logp() > before + 0.1
+    # without the teacher's choices (or with weight 0) the same update leaves them alone
+    model2 = build_model(cfg, 0)
+    opt2 = make_optimizer(model2, cfg)
+    stats2 = ppo_update(model2, opt2, zero, quiet, np.random.default_rng(0), kickstart=0.0)
+    assert stats2["kickstart_loss"] == 0.0
+    # the rollout stops asking once the weight is 0
+    roll.teaching = False
+    trajs, _ = roll.collect(model, target=50)
+    assert (flatten(trajs)["teacher"] == -1).all()
+
+
+def test_kickstarting_settings_are_checked():
+    with pytest.raises(ValueError, match="kickstart_teacher"):
+        _cfg(kickstart_coef=0.5)
+    with pytest.raises(ValueError, match="kickstart_teacher"):
+        _cfg(kickstart_teacher="nosuchbot", kickstart_coef=0.5)
+    with pytest.raises(ValueError, match="all_seat"):
+        _cfg(mode="single_seat", kickstart_teacher="greedy", kickstart_coef=0.5)
+    with pytest.raises(ValueError, match="kickstart_coef"):
+        _cfg(kickstart_teacher="greedy", kickstart_coef=-1.0)
+
+
 def test_same_seed_same_weights():
     def weights(seed: int) -> list[np.ndarray]:
         cfg = _cfg(seed=seed)

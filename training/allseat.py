@@ -12,6 +12,8 @@ Rollout (one process, `n_games` games stepped together):
   a scripted bot with probability `p_bots_min`, the learner (parameter sharing) with `p_latest`,
   otherwise a frozen snapshot picked by PFSP (`training.pool`); with no snapshot yet, the learner.
   With probability `p_bot_table` a game instead seats n-1 copies of one pool bot.
+- Kickstarting (`kickstart_teacher`): the teacher bot is asked at every learner decision for its
+  own choice from the learner's view; the update adds a weighted cross-entropy towards it.
 - Each loop pass advances every game to its next decision that needs a network (bots act inline;
   a decision with a single legal action is applied without a sample), then answers all pending
   learner decisions across the games with one batched forward pass (actor and critic), and the
@@ -137,13 +139,16 @@ def _model_class():
             logits = self.action_net(hp).masked_fill(~masks, -1e8)
             return logits, self.value_net(hv).squeeze(-1)
 
-        def evaluate(self, idx, vals, offsets, masks, actions):
-            """(values, log-probs of `actions`, entropies) under the stored masks."""
+        def evaluate(self, idx, vals, offsets, masks, actions, full: bool = False):
+            """(values, log-probs of `actions`, entropies) under the stored masks; with `full`
+            also every action's log-probability (masked ones about -1e8)."""
             logits, values = self(idx, vals, offsets, masks)
             logp_all = torch.log_softmax(logits, dim=-1)
             logp = logp_all.gather(1, actions.unsqueeze(1)).squeeze(1)
             legal_logp = logp_all.masked_fill(~masks, 0.0)  # masked entries add 0 * 0
             entropy = -(torch.where(masks, legal_logp.exp(), 0.0) * legal_logp).sum(-1)
+            if full:
+                return values, logp, entropy, logp_all
             return values, logp, entropy
 
         def actor_numpy(self, critic: bool = False) -> NumpyPolicy:
@@ -242,6 +247,7 @@ class SeatTrajectory:
     logps: list[float] = field(default_factory=list)
     values: list[float] = field(default_factory=list)
     phis: list[float] = field(default_factory=list)
+    teacher: list[int] = field(default_factory=list)  # kickstarting: the teacher's choices
 
 
 @dataclass
@@ -301,6 +307,11 @@ class Rollout:
         self.np_rng = np.random.default_rng(seed)
         self.bots = {b: make_agent(b, seed=seed + i) for i, b in enumerate(cfg.bots)}
         self.bot_specs = list(cfg.bots)  # drawn from: a bot listed twice is drawn twice as often
+        # kickstarting: the teacher is asked at every learner decision while `teaching` is on
+        self.teacher = (
+            make_agent(cfg.kickstart_teacher, seed=seed + 7717) if cfg.kickstart_teacher else None
+        )
+        self.teaching = self.teacher is not None
         # `ppo:PATH` bots (arg-max players) are answered in batches, like snapshots
         self.frozen_bots: dict[str, NumpyPolicy] = {
             b: agent.policy
@@ -454,6 +465,8 @@ class Rollout:
                     tr.actions.append(a)
                     tr.logps.append(float(logits[i, a] - lse[i]))
                     tr.values.append(float(values[i]))
+                    if self.teaching:
+                        tr.teacher.append(int(self.teacher.act(player_view(s, s.cur), legals[i])))
                     if cfg.shaping:
                         tr.phis.append(potential(s, s.cur))
                     s.apply_action(a)
@@ -497,6 +510,7 @@ class Rollout:
                     "advantages": adv,
                     "returns": ret,
                     "final": finals[seat],
+                    **({"teacher": tr.teacher} if tr.teacher else {}),
                 }
             )
         self.stats["games"] += 1
@@ -531,18 +545,34 @@ def flatten(trajs: list[dict[str, Any]]) -> dict[str, Any]:
         "values": np.asarray([x for t in trajs for x in t["values"]], dtype=np.float32),
         "advantages": np.concatenate([t["advantages"] for t in trajs]).astype(np.float32),
         "returns": np.concatenate([t["returns"] for t in trajs]).astype(np.float32),
+        # kickstarting: the teacher's choice per sample, -1 where it was not asked
+        "teacher": np.asarray(
+            [a for t in trajs for a in (t.get("teacher") or [-1] * len(t["actions"]))],
+            dtype=np.int64,
+        ),
     }
 
 
 def ppo_update(
-    model, optimizer, buf: dict[str, Any], cfg: TrainConfig, rng, policy: bool = True
+    model,
+    optimizer,
+    buf: dict[str, Any],
+    cfg: TrainConfig,
+    rng,
+    policy: bool = True,
+    kickstart: float = 0.0,
 ) -> dict[str, float]:
     """PPO epochs over the buffer; the stored masks are applied again (trap 5). With
-    `policy=False` only the critic learns (the value loss alone)."""
+    `policy=False` only the critic learns (the value loss alone). With `kickstart` > 0 the
+    loss adds `kickstart` x the cross-entropy of the teacher's choices (`buf["teacher"]`,
+    samples where the teacher was asked), under the same masks (Schmitt et al. 2018)."""
     import torch
 
     n = len(buf["actions"])
-    stats = {k: 0.0 for k in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac")}
+    keys = ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_frac", "kickstart_loss")
+    stats = {k: 0.0 for k in keys}
+    teacher_all = torch.as_tensor(buf.get("teacher", np.full(n, -1, dtype=np.int64)))
+    kick = kickstart > 0 and policy and bool((teacher_all >= 0).any())
     count = 0
     masks_all = torch.as_tensor(buf["masks"])
     acts_all = torch.as_tensor(buf["actions"])
@@ -557,7 +587,20 @@ def ppo_update(
                 continue
             it = torch.as_tensor(idx)
             obs = sparse_batch([buf["obs"][j] for j in idx])
-            values, logp, entropy = model.evaluate(*obs, masks_all[it], acts_all[it])
+            if kick:
+                values, logp, entropy, logp_all = model.evaluate(
+                    *obs, masks_all[it], acts_all[it], full=True
+                )
+                tch = teacher_all[it]
+                asked = tch >= 0
+                kl = (
+                    -logp_all[asked].gather(1, tch[asked].unsqueeze(1)).mean()
+                    if bool(asked.any())
+                    else torch.zeros(())
+                )
+            else:
+                values, logp, entropy = model.evaluate(*obs, masks_all[it], acts_all[it])
+                kl = None
             adv = adv_all[it]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             ratio = torch.exp(logp - logp_old_all[it])
@@ -567,6 +610,9 @@ def ppo_update(
             vloss = torch.nn.functional.mse_loss(values, ret_all[it])
             ent = entropy.mean()
             loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent if policy else vloss
+            if kl is not None:
+                loss = loss + kickstart * kl
+                stats["kickstart_loss"] += float(kl.detach())
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)

@@ -68,6 +68,16 @@ def copy_checkpoint(src: Path, dst: Path) -> None:
     ckpt_io.promote_best(src, dst)
 
 
+def kickstart_weight(cfg: TrainConfig, step: int) -> float:
+    """The kickstarting weight at `step`: `kickstart_coef`, decaying linearly to 0 at
+    `kickstart_steps` (constant when that is 0); 0 without a teacher."""
+    if not cfg.kickstart_teacher or cfg.kickstart_coef <= 0:
+        return 0.0
+    if cfg.kickstart_steps <= 0:
+        return float(cfg.kickstart_coef)
+    return float(cfg.kickstart_coef) * max(0.0, 1.0 - step / cfg.kickstart_steps)
+
+
 def train_all_seat(
     cfg: TrainConfig, resume: bool = False, notify: Callable[[str], None] | None = None
 ) -> dict[str, Any]:
@@ -175,6 +185,8 @@ def train_all_seat(
         while step < cfg.total_steps:
             t0 = time.perf_counter()
             rollout.stats["bot_seconds"] = 0.0
+            kick = kickstart_weight(cfg, step)
+            rollout.teaching = kick > 0
             trajs, games = rollout.collect(model, cfg.n_steps * cfg.n_envs)
             t1 = time.perf_counter()
             if not trajs:
@@ -183,7 +195,7 @@ def train_all_seat(
             n = len(buf["actions"])
             model.train()
             warm = state.get("critic_warmup_done", 0) < cfg.critic_warmup
-            upd = ppo_update(model, optimizer, buf, cfg, rng, policy=not warm)
+            upd = ppo_update(model, optimizer, buf, cfg, rng, policy=not warm, kickstart=kick)
             if warm:
                 state["critic_warmup_done"] = state.get("critic_warmup_done", 0) + 1
             model.eval()
@@ -208,6 +220,12 @@ def train_all_seat(
                 "selfplay/snapshots": float(len(registry.snapshots)),
                 **{f"train/{k}": v for k, v in upd.items()},
             }
+            if cfg.kickstart_teacher:
+                log["train/kickstart_coef"] = kick
+                asked = buf["teacher"] >= 0
+                if asked.any():  # how often the sampled action was the teacher's choice
+                    agree = buf["teacher"][asked] == buf["actions"][asked]
+                    log["rollout/teacher_agreement"] = float(agree.mean())
             for k, v in log.items():
                 writer.add_scalar(k, v, step)
             if step >= state["next_snapshot"]:

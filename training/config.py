@@ -48,7 +48,7 @@ POSITIVE_INTS = (
     "exploiter_steps",
     "exploiter_games",
 )
-NON_NEGATIVE_INTS = ("critic_warmup", "exploiter_every")  # 0 = off
+NON_NEGATIVE_INTS = ("critic_warmup", "exploiter_every", "kickstart_steps")  # 0 = off
 HINTS = {
     "bc_games": '; a warm start needs at least one teacher game (bc_teacher = "" turns it off)',
     "bc_epochs": '; a warm start needs at least one epoch (bc_teacher = "" turns it off)',
@@ -74,6 +74,7 @@ NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
     "p_bots_min": (0.0, False, 1.0, _UNIT),
     "p_bot_table": (0.0, False, 1.0, _UNIT),
     "exploiter_gate": (-1.0, False, 1.0, "use a finite number from -1 to 1"),
+    "kickstart_coef": (0.0, False, None, "use a finite non-negative number (0 = off)"),
 }
 
 
@@ -119,6 +120,12 @@ class TrainConfig:
     bc_teacher: str = ""
     bc_games: int = 400
     bc_epochs: int = 4
+    # kickstarting (all_seat): while training, a cross-entropy term pulls the policy towards
+    # the teacher bot's choice at every learner decision, weighted kickstart_coef and decaying
+    # linearly to 0 over kickstart_steps (0 = constant)
+    kickstart_teacher: str = ""
+    kickstart_coef: float = 0.0
+    kickstart_steps: int = 0
     # opponent pool
     p_latest: float = 0.5
     p_bots_min: float = 0.2
@@ -241,11 +248,17 @@ class TrainConfig:
             raise bad("eval_bots", 'list at least one bot to evaluate against, e.g. ["greedy"]')
         if len(set(self.eval_bots)) != len(self.eval_bots) or "mixed" in self.eval_bots:
             raise bad("eval_bots", "list each bot once (the mixed table is added by itself)")
+        if not isinstance(self.kickstart_teacher, str):
+            raise bad("kickstart_teacher", "use a bot name such as racer, or an empty string")
+        if self.kickstart_coef > 0 and not self.kickstart_teacher:
+            raise bad("kickstart_teacher", "name the teacher bot when kickstart_coef > 0")
+        if self.kickstart_teacher and self.mode != "all_seat":
+            raise bad("kickstart_teacher", 'kickstarting needs mode = "all_seat"')
         if not isinstance(self.bc_teacher, str):
             raise bad("bc_teacher", "use a bot name such as planner, or an empty string")
         from agents.registry import PlayerSpecError, make_agent
 
-        for name in ("bots", "eval_bots", "bc_teacher"):
+        for name in ("bots", "eval_bots", "bc_teacher", "kickstart_teacher"):
             specs = getattr(self, name)
             for spec in [specs] if isinstance(specs, str) and specs else specs or []:
                 try:
