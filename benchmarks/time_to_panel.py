@@ -4,7 +4,8 @@ Reads `<run>/state.json` (written by `lastwill train`): every evaluation records
 run's wall-clock seconds so far (warm start and evaluations included, summed over resumed
 sessions) and, per player count and panel bot, the win rate of the policy alone against n-1
 copies of the bot with its Wilson 95% interval. A row of the output is one evaluation; the
-first where every bot's Wilson lower bound at `--players` is above chance 1/n is the answer.
+first where every bot's (or every `--bots` bot's) Wilson lower bound at `--players` is above
+chance 1/n is the answer.
 
     python benchmarks/time_to_panel.py runs/train/reference --players 4 --json
 """
@@ -17,12 +18,14 @@ import sys
 from pathlib import Path
 
 
-def table(state: dict, players: int) -> list[dict]:
+def table(state: dict, players: int, bots: list[str] | None = None) -> list[dict]:
     rows = []
     for ev in state.get("evals", []):
         vs = ev.get("by_players", {}).get(str(players), {}).get("vs")
         if vs is None and ev.get("num_players") == players:
             vs = ev.get("vs")
+        if bots:
+            vs = {b: r for b, r in vs.items() if b in bots}
         if not vs:
             continue
         lo = {bot: r["win_rate_lo"] for bot, r in vs.items()}
@@ -43,19 +46,32 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run_dir")
     ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5))
+    ap.add_argument("--bots", help="only these panel bots, comma-separated (default: all)")
     ap.add_argument("--json", action="store_true", help="print one JSON line")
     args = ap.parse_args()
+    bots = [b.strip() for b in args.bots.split(",") if b.strip()] if args.bots else None
     path = Path(args.run_dir) / "state.json"
     try:
         state = json.loads(path.read_text())
     except (OSError, ValueError) as e:
         print(f"error: cannot read {path}: {e}", file=sys.stderr)
         return 2
-    rows = table(state, args.players)
+    every = table(state, args.players)
+    have = sorted({b for r in every for b in r["win_rate"]})
+    missing = sorted(set(bots or []) - set(have))
+    if every and missing:
+        print(
+            f"error: --bots {', '.join(missing)}: not in the evaluations at {args.players} "
+            f"players (they have {', '.join(have)})",
+            file=sys.stderr,
+        )
+        return 2
+    rows = table(state, args.players, bots)
     first = next((r for r in rows if r["beats_panel"]), None)
     out = {
         "run_dir": args.run_dir,
         "players": args.players,
+        "bots": bots,
         "evaluations": rows,
         "first_beats_panel": first,
         "minutes": round(first["wall_seconds"] / 60, 1)

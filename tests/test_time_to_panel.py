@@ -41,6 +41,11 @@ def test_first_evaluation_above_chance_against_every_bot(tmp_path: Path) -> None
     # at 2 players there is no table in these evaluations: nothing to report
     rep2 = json.loads(_run(str(tmp_path), "--players", "2", "--json").stdout)
     assert rep2["evaluations"] == [] and rep2["first_beats_panel"] is None
+    # a subset of the panel: without the racer the first evaluation already beats it
+    rep3 = json.loads(_run(str(tmp_path), "--bots", "greedy", "--json").stdout)
+    assert rep3["first_beats_panel"]["step"] == 500 and rep3["minutes"] == 5.0
+    bad = _run(str(tmp_path), "--bots", "greedy,nosuch")
+    assert bad.returncode == 2 and "nosuch" in bad.stderr and "racer" in bad.stderr
 
 
 def test_missing_state_is_a_clear_error(tmp_path: Path) -> None:
