@@ -324,8 +324,11 @@ def test_reference_config_is_valid() -> None:
     assert cfg.mode == "all_seat" and cfg.eval_counts() == [2, 3, 4, 5]
     assert "racer" in cfg.bots and "racer" in cfg.eval_bots and cfg.exploiter_every > 0
     assert cfg.p_bot_table > 0 and cfg.bc_teacher == "racer"
+    assert cfg.kickstart_teacher == "racer" and cfg.kickstart_coef > 0
     second = load_config(root / "training/configs/ref_v2.toml")
     assert second.mode == "all_seat" and second.run_dir != cfg.run_dir
+    ablation = load_config(root / "training/configs/no_kickstart.toml")
+    assert not ablation.kickstart_teacher and ablation.run_dir not in (cfg.run_dir, second.run_dir)
     old = load_config(root / "training/configs/ref_v1.toml")
     assert old.mode == "single_seat" and old.eval_num_players == 4
 
