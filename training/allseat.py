@@ -587,20 +587,14 @@ def ppo_update(
                 continue
             it = torch.as_tensor(idx)
             obs = sparse_batch([buf["obs"][j] for j in idx])
+            out = model.evaluate(*obs, masks_all[it], acts_all[it], full=kick)
+            values, logp, entropy = out[:3]
+            ce = None  # cross-entropy of the teacher's choices, where the teacher was asked
             if kick:
-                values, logp, entropy, logp_all = model.evaluate(
-                    *obs, masks_all[it], acts_all[it], full=True
-                )
                 tch = teacher_all[it]
                 asked = tch >= 0
-                kl = (
-                    -logp_all[asked].gather(1, tch[asked].unsqueeze(1)).mean()
-                    if bool(asked.any())
-                    else torch.zeros(())
-                )
-            else:
-                values, logp, entropy = model.evaluate(*obs, masks_all[it], acts_all[it])
-                kl = None
+                if bool(asked.any()):
+                    ce = -out[3][asked].gather(1, tch[asked].unsqueeze(1)).mean()
             adv = adv_all[it]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             ratio = torch.exp(logp - logp_old_all[it])
@@ -610,9 +604,9 @@ def ppo_update(
             vloss = torch.nn.functional.mse_loss(values, ret_all[it])
             ent = entropy.mean()
             loss = pg + cfg.vf_coef * vloss - cfg.ent_coef * ent if policy else vloss
-            if kl is not None:
-                loss = loss + kickstart * kl
-                stats["kickstart_loss"] += float(kl.detach())
+            if ce is not None:
+                loss = loss + kickstart * ce
+                stats["kickstart_loss"] += float(ce.detach())
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
