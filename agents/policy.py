@@ -141,6 +141,10 @@ class NumpyPolicy:
     Optionally also the critic (``value_weights``/``value_biases``: its hidden layers then the
     value layer, one output), so that :meth:`evaluate` can give the value estimate of a
     decision; checkpoints written before the critic was exported carry the actor only.
+
+    A policy trained with a prior (``prior``, a scripted bot's name, and ``prior_weight``) is
+    a residual over that bot: at every decision ``prior_weight`` is added to the logit of the
+    bot's own choice, so :meth:`choose` and :meth:`evaluate` need the player's view then.
     """
 
     def __init__(
@@ -150,6 +154,8 @@ class NumpyPolicy:
         activation: str,
         value_weights: list[np.ndarray] | None = None,
         value_biases: list[np.ndarray] | None = None,
+        prior: str = "",
+        prior_weight: float = 0.0,
     ):
         if activation not in ("tanh", "relu"):
             raise CheckpointError(f"unsupported activation {activation!r}; known: tanh, relu")
@@ -177,6 +183,40 @@ class NumpyPolicy:
                 )
             self.value_weights = [np.ascontiguousarray(w, dtype=np.float32) for w in value_weights]
             self.value_biases = [np.ascontiguousarray(b, dtype=np.float32) for b in value_biases]
+        prior_weight = float(prior_weight)
+        if not isinstance(prior, str) or not np.isfinite(prior_weight) or prior_weight < 0:
+            raise CheckpointError(f"bad prior {prior!r} with weight {prior_weight!r}")
+        if bool(prior) != (prior_weight > 0):
+            raise CheckpointError(
+                f"prior {prior!r} with weight {prior_weight}: a prior needs a positive weight, "
+                f"and a weight needs a prior"
+            )
+        self.prior = prior
+        self.prior_weight = prior_weight
+        self._prior_agent: Any = None
+
+    def prior_choice(self, view: Any, legal: list[int]) -> int | None:
+        """The prior bot's own choice at this decision (``None`` without a prior)."""
+        if not self.prior:
+            return None
+        if self._prior_agent is None:
+            from .registry import PlayerSpecError, make_agent
+
+            try:
+                self._prior_agent = make_agent(self.prior, seed=0)
+            except PlayerSpecError as e:
+                raise CheckpointError(f"the policy's prior {self.prior!r}: {e}") from None
+        return int(self._prior_agent.act(view, legal))
+
+    def _legal_logits(self, obs: np.ndarray, legal: list[int], view: Any) -> np.ndarray:
+        z = self.logits(obs)[list(legal)].astype(np.float64)
+        if self.prior:
+            if view is None:
+                raise ValueError(
+                    f"this policy plays over the prior {self.prior!r}: pass the player's view"
+                )
+            z[list(legal).index(self.prior_choice(view, legal))] += self.prior_weight
+        return z
 
     @property
     def has_value(self) -> bool:
@@ -210,6 +250,8 @@ class NumpyPolicy:
             "activation": self.activation,
             "value_weights": self.value_weights,
             "value_biases": self.value_biases,
+            "prior": self.prior,
+            "prior_weight": self.prior_weight,
         }
 
     @classmethod
@@ -220,6 +262,8 @@ class NumpyPolicy:
             st["activation"],
             st.get("value_weights"),
             st.get("value_biases"),
+            st.get("prior", ""),
+            st.get("prior_weight", 0.0),
         )
 
     def write_npz(self, path: str | Path) -> None:
@@ -230,6 +274,9 @@ class NumpyPolicy:
         if self.value_weights is not None and self.value_biases is not None:
             arrays.update({f"vw{i}": w for i, w in enumerate(self.value_weights)})
             arrays.update({f"vb{i}": b for i, b in enumerate(self.value_biases)})
+        if self.prior:
+            arrays["prior"] = np.array(self.prior)
+            arrays["prior_weight"] = np.array(self.prior_weight, dtype=np.float64)
         np.savez(Path(path), activation=np.array(self.activation), **arrays)
 
     def save_npz(self, path: str | Path) -> None:
@@ -248,6 +295,8 @@ class NumpyPolicy:
                     str(z["activation"]),
                     [z[f"vw{i}"] for i in range(vk)] or None,
                     [z[f"vb{i}"] for i in range(vk)] or None,
+                    str(z["prior"]) if "prior" in z.files else "",
+                    float(z["prior_weight"]) if "prior_weight" in z.files else 0.0,
                 )
         except CheckpointError:
             raise
@@ -286,13 +335,16 @@ class NumpyPolicy:
             return None
         return float(self._mlp(obs, self.value_weights, self.value_biases)[0])
 
-    def evaluate(self, obs: np.ndarray, legal: list[int]) -> tuple[np.ndarray, float | None]:
+    def evaluate(
+        self, obs: np.ndarray, legal: list[int], view: Any = None
+    ) -> tuple[np.ndarray, float | None]:
         """``(probabilities, value)`` at a decision: the masked action distribution over
         ``legal`` (same order, summing to 1; what ``:sample`` draws from, whose arg-max is the
-        deterministic choice) and the critic's value estimate (``None`` without a critic)."""
+        deterministic choice) and the critic's value estimate (``None`` without a critic).
+        A policy with a prior needs ``view``."""
         if not legal:
             raise ValueError("evaluate needs at least one legal action")
-        z = self.logits(obs)[list(legal)].astype(np.float64)
+        z = self._legal_logits(obs, legal, view)
         z -= z.max()
         p = np.exp(z)
         p /= p.sum()
@@ -309,10 +361,19 @@ class NumpyPolicy:
         return x
 
     def choose(
-        self, obs: np.ndarray, legal: list[int], deterministic: bool = True, rng: Any = None
+        self,
+        obs: np.ndarray,
+        legal: list[int],
+        deterministic: bool = True,
+        rng: Any = None,
+        view: Any = None,
     ) -> int:
-        z = self.logits(obs)[legal]
-        if deterministic or len(legal) == 1:
+        """The action at a decision (arg-max, or a draw with `rng`); a policy with a prior
+        needs ``view``."""
+        if len(legal) == 1:
+            return legal[0]
+        z = self._legal_logits(obs, legal, view)
+        if deterministic:
             return legal[int(np.argmax(z))]
         z = z - z.max()
         p = np.exp(z)
@@ -448,4 +509,4 @@ class PolicyAgent(BaseAgent):
         if len(legal) == 1:
             return legal[0]
         obs = encode_observation(view, self._obs)
-        return self.policy.choose(obs, legal, self.deterministic, self.rng)
+        return self.policy.choose(obs, legal, self.deterministic, self.rng, view)

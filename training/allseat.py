@@ -73,7 +73,9 @@ def build_model(cfg: TrainConfig, seed: int):
     import torch
 
     torch.manual_seed(seed)
-    return _model_class()(OBS_SIZE, NUM_ACTIONS, list(cfg.net_arch), cfg.activation)
+    model = _model_class()(OBS_SIZE, NUM_ACTIONS, list(cfg.net_arch), cfg.activation)
+    model.prior, model.prior_weight = cfg.prior, float(cfg.prior_weight)
+    return model
 
 
 _MODEL_CLASS = None
@@ -113,6 +115,7 @@ def _model_class():
             super().__init__()
             act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
             self.activation = activation
+            self.prior, self.prior_weight = "", 0.0  # a prior bot (build_model sets it)
             self.h0 = arch[0]
             self.first = nn.EmbeddingBag(n_in, 2 * arch[0], mode="sum")
             with torch.no_grad():
@@ -131,18 +134,26 @@ def _model_class():
             nn.init.orthogonal_(self.value_net.weight, gain=1.0)
             nn.init.zeros_(self.value_net.bias)
 
-        def forward(self, idx, vals, offsets, masks):
-            """(masked logits, values) of a sparse batch."""
+        def forward(self, idx, vals, offsets, masks, prior=None):
+            """(masked logits, values) of a sparse batch; `prior` (the prior bot's choice per
+            row, -1 for none) adds `prior_weight` to that action's logit."""
             h = self.first(idx, offsets, per_sample_weights=vals)
             hp = self.pi_rest(h[:, : self.h0] + self.pi_bias)
             hv = self.vf_rest(h[:, self.h0 :] + self.vf_bias)
-            logits = self.action_net(hp).masked_fill(~masks, -1e8)
+            logits = self.action_net(hp)
+            if prior is not None and self.prior_weight:
+                has = prior >= 0
+                bonus = torch.zeros_like(logits)
+                bonus[has, prior[has]] = self.prior_weight
+                logits = logits + bonus
+            logits = logits.masked_fill(~masks, -1e8)
             return logits, self.value_net(hv).squeeze(-1)
 
-        def evaluate(self, idx, vals, offsets, masks, actions, full: bool = False):
-            """(values, log-probs of `actions`, entropies) under the stored masks; with `full`
-            also every action's log-probability (masked ones about -1e8)."""
-            logits, values = self(idx, vals, offsets, masks)
+        def evaluate(self, idx, vals, offsets, masks, actions, full: bool = False, prior=None):
+            """(values, log-probs of `actions`, entropies) under the stored masks (and prior
+            choices); with `full` also every action's log-probability (masked ones about
+            -1e8)."""
+            logits, values = self(idx, vals, offsets, masks, prior)
             logp_all = torch.log_softmax(logits, dim=-1)
             logp = logp_all.gather(1, actions.unsqueeze(1)).squeeze(1)
             legal_logp = logp_all.masked_fill(~masks, 0.0)  # masked entries add 0 * 0
@@ -162,8 +173,9 @@ def _model_class():
                 *bs,
                 self.action_net.bias.detach().cpu().numpy().copy(),
             ]
+            pr = {"prior": self.prior, "prior_weight": self.prior_weight}
             if not critic:
-                return NumpyPolicy(ws, bs, self.activation)
+                return NumpyPolicy(ws, bs, self.activation, **pr)
             v0 = self.first.weight[:, self.h0 :].detach().cpu().numpy().T.copy()
             vws, vbs = _dense(self.vf_rest)
             vws = [v0, *vws, self.value_net.weight.detach().cpu().numpy().copy()]
@@ -172,7 +184,7 @@ def _model_class():
                 *vbs,
                 self.value_net.bias.detach().cpu().numpy().copy(),
             ]
-            return NumpyPolicy(ws, bs, self.activation, vws, vbs)
+            return NumpyPolicy(ws, bs, self.activation, vws, vbs, **pr)
 
         def load_actor_numpy(self, policy: NumpyPolicy) -> None:
             """Set the actor from dense weights (a warm start, or the target of `exploit`)."""
@@ -185,6 +197,12 @@ def _model_class():
             if policy.activation != self.activation:
                 raise ValueError(
                     f"the policy uses {policy.activation}, this network {self.activation}"
+                )
+            if (policy.prior, policy.prior_weight) != (self.prior, self.prior_weight):
+                raise ValueError(
+                    f"the policy plays over the prior {policy.prior!r} (weight "
+                    f"{policy.prior_weight}), this network over {self.prior!r} (weight "
+                    f"{self.prior_weight}); set prior and prior_weight to match"
                 )
             with torch.no_grad():
                 self.first.weight[:, : self.h0] = torch.as_tensor(policy.weights[0].T)
@@ -248,6 +266,7 @@ class SeatTrajectory:
     values: list[float] = field(default_factory=list)
     phis: list[float] = field(default_factory=list)
     teacher: list[int] = field(default_factory=list)  # kickstarting: the teacher's choices
+    prior: list[int] = field(default_factory=list)  # the prior bot's choices (cfg.prior)
 
 
 @dataclass
@@ -312,6 +331,9 @@ class Rollout:
             make_agent(cfg.kickstart_teacher, seed=seed + 7717) if cfg.kickstart_teacher else None
         )
         self.teaching = self.teacher is not None
+        # a prior: its bot's choice is asked at every learner decision and raises that logit
+        self.prior_bot = make_agent(cfg.prior, seed=seed + 7919) if cfg.prior else None
+        self.prior_weight = float(cfg.prior_weight)
         # `ppo:PATH` bots (arg-max players) are answered in batches, like snapshots
         self.frozen_bots: dict[str, NumpyPolicy] = {
             b: agent.policy
@@ -448,8 +470,21 @@ class Rollout:
                     masks.append(m)
                     legals.append(legal)
                 mask_arr = np.stack(masks)
+                views = [
+                    player_view(g.state, g.state.cur) if self.teaching or self.prior_bot else None
+                    for g in learner
+                ]
+                prior = None
+                if self.prior_bot is not None:
+                    prior = [
+                        int(self.prior_bot.act(v, lg)) for v, lg in zip(views, legals, strict=True)
+                    ]
                 with torch.no_grad():
-                    logits, values = model(*sparse_batch(rows), torch.as_tensor(mask_arr))
+                    logits, values = model(
+                        *sparse_batch(rows),
+                        torch.as_tensor(mask_arr),
+                        None if prior is None else torch.as_tensor(prior),
+                    )
                 logits = logits.numpy()
                 values = values.numpy()
                 z = logits + self.np_rng.gumbel(size=logits.shape).astype(np.float32)
@@ -465,8 +500,13 @@ class Rollout:
                     tr.actions.append(a)
                     tr.logps.append(float(logits[i, a] - lse[i]))
                     tr.values.append(float(values[i]))
+                    if prior is not None:
+                        tr.prior.append(prior[i])
                     if self.teaching:
-                        tr.teacher.append(int(self.teacher.act(player_view(s, s.cur), legals[i])))
+                        same = prior is not None and self.cfg.kickstart_teacher == self.cfg.prior
+                        tr.teacher.append(
+                            prior[i] if same else int(self.teacher.act(views[i], legals[i]))
+                        )
                     if cfg.shaping:
                         tr.phis.append(potential(s, s.cur))
                     s.apply_action(a)
@@ -482,6 +522,9 @@ class Rollout:
                 z = pol.logits_batch(x)
                 for i, g in enumerate(games):
                     legal = legals[i]
+                    if pol.prior and len(legal) > 1:  # a policy over a prior bot
+                        view = player_view(g.state, g.state.cur)
+                        z[i, pol.prior_choice(view, legal)] += pol.prior_weight
                     g.state.apply_action(legal[int(np.argmax(z[i, legal]))])
         return out, finished
 
@@ -511,6 +554,7 @@ class Rollout:
                     "returns": ret,
                     "final": finals[seat],
                     **({"teacher": tr.teacher} if tr.teacher else {}),
+                    **({"prior": tr.prior} if tr.prior else {}),
                 }
             )
         self.stats["games"] += 1
@@ -550,6 +594,11 @@ def flatten(trajs: list[dict[str, Any]]) -> dict[str, Any]:
             [a for t in trajs for a in (t.get("teacher") or [-1] * len(t["actions"]))],
             dtype=np.int64,
         ),
+        # a prior: the prior bot's choice per sample, -1 where there is none
+        "prior": np.asarray(
+            [a for t in trajs for a in (t.get("prior") or [-1] * len(t["actions"]))],
+            dtype=np.int64,
+        ),
     }
 
 
@@ -565,7 +614,9 @@ def ppo_update(
     """PPO epochs over the buffer; the stored masks are applied again (trap 5). With
     `policy=False` only the critic learns (the value loss alone). With `kickstart` > 0 the
     loss adds `kickstart` x the cross-entropy of the teacher's choices (`buf["teacher"]`,
-    samples where the teacher was asked), under the same masks (Schmitt et al. 2018)."""
+    samples where the teacher was asked), under the same masks (Schmitt et al. 2018). With a
+    prior, every log-probability is taken over the logits plus the prior's bonus
+    (`buf["prior"]`), as the rollout sampled them."""
     import torch
 
     n = len(buf["actions"])
@@ -574,6 +625,7 @@ def ppo_update(
     teacher_all = torch.as_tensor(buf.get("teacher", np.full(n, -1, dtype=np.int64)))
     kick = kickstart > 0 and policy and bool((teacher_all >= 0).any())
     count = 0
+    prior_all = torch.as_tensor(buf.get("prior", np.full(n, -1, dtype=np.int64)))
     masks_all = torch.as_tensor(buf["masks"])
     acts_all = torch.as_tensor(buf["actions"])
     logp_old_all = torch.as_tensor(buf["logps"])
@@ -587,7 +639,7 @@ def ppo_update(
                 continue
             it = torch.as_tensor(idx)
             obs = sparse_batch([buf["obs"][j] for j in idx])
-            out = model.evaluate(*obs, masks_all[it], acts_all[it], full=kick)
+            out = model.evaluate(*obs, masks_all[it], acts_all[it], full=kick, prior=prior_all[it])
             values, logp, entropy = out[:3]
             ce = None  # cross-entropy of the teacher's choices, where the teacher was asked
             if kick:

@@ -66,6 +66,8 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "kickstart_teacher": ("Kickstarting", "bot whose choices the policy is pulled towards"),
     "kickstart_coef": ("Kickstarting", "weight of that cross-entropy term (0 = off)"),
     "kickstart_steps": ("Kickstarting", "steps over which it decays to 0 (0 = constant)"),
+    "prior": ("Kickstarting", "bot whose own choice gets prior_weight added to its logit"),
+    "prior_weight": ("Kickstarting", "logit bonus of the prior's choice (0 without a prior)"),
     "p_latest": ("Opponent pool", "chance of the latest weights per opponent seat"),
     "p_bots_min": ("Opponent pool", "chance of a scripted bot per opponent seat"),
     "p_bot_table": ("Opponent pool", "chance of a game against n-1 copies of one pool bot"),

@@ -73,6 +73,7 @@ NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
     "p_latest": (0.0, False, 1.0, _UNIT),
     "p_bots_min": (0.0, False, 1.0, _UNIT),
     "p_bot_table": (0.0, False, 1.0, _UNIT),
+    "prior_weight": (0.0, False, None, "use a finite non-negative number (0 with no prior)"),
     "exploiter_gate": (-1.0, False, 1.0, "use a finite number from -1 to 1"),
     "kickstart_coef": (0.0, False, None, "use a finite non-negative number (0 = off)"),
 }
@@ -126,6 +127,10 @@ class TrainConfig:
     kickstart_teacher: str = ""
     kickstart_coef: float = 0.0
     kickstart_steps: int = 0
+    # a prior (all_seat): the policy's logits add prior_weight to the prior bot's own choice at
+    # every decision, in training and in play (a residual policy over the bot); "" = off
+    prior: str = ""
+    prior_weight: float = 0.0
     # opponent pool
     p_latest: float = 0.5
     p_bots_min: float = 0.2
@@ -254,11 +259,21 @@ class TrainConfig:
             raise bad("kickstart_teacher", "name the teacher bot when kickstart_coef > 0")
         if self.kickstart_teacher and self.mode != "all_seat":
             raise bad("kickstart_teacher", 'kickstarting needs mode = "all_seat"')
+        if not isinstance(self.prior, str):
+            raise bad("prior", "use a bot name such as racer, or an empty string")
+        if self.prior and self.mode != "all_seat":
+            raise bad("prior", 'a prior needs mode = "all_seat"')
+        if self.prior and self.prior_weight <= 0:
+            raise bad("prior_weight", "use a positive number with a prior, e.g. 4.0")
+        if not self.prior and self.prior_weight:
+            raise bad("prior_weight", 'use 0 without a prior (prior = "")')
+        if self.prior and (self.prior.startswith("ppo:") or self.prior.startswith("random")):
+            raise bad("prior", "use a scripted bot such as racer (not a policy or random)")
         if not isinstance(self.bc_teacher, str):
             raise bad("bc_teacher", "use a bot name such as planner, or an empty string")
         from agents.registry import PlayerSpecError, make_agent
 
-        for name in ("bots", "eval_bots", "bc_teacher", "kickstart_teacher"):
+        for name in ("bots", "eval_bots", "bc_teacher", "kickstart_teacher", "prior"):
             specs = getattr(self, name)
             for spec in [specs] if isinstance(specs, str) and specs else specs or []:
                 try:

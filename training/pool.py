@@ -147,7 +147,7 @@ class PolicyOpponent:
     def act(self, view, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        return self.policy.choose(encode_observation(view, self._obs), legal, True)
+        return self.policy.choose(encode_observation(view, self._obs), legal, True, view=view)
 
 
 class OpponentPool:

@@ -648,7 +648,7 @@ def analyse(
         raise ViewError(str(e), status=422) from None
     view = player_view(state, seat)
     legal = list(legal_actions(state))
-    probs, value = policy.evaluate(encode_observation(view), legal)
+    probs, value = policy.evaluate(encode_observation(view), legal, view)
     order = sorted(range(len(legal)), key=lambda i: (-probs[i], legal[i]))
     chosen = rep.actions[k]
     rank = next(r for r, i in enumerate(order) if legal[i] == chosen)

@@ -1,0 +1,256 @@
+"""A policy over a prior bot (`prior`, `prior_weight`): a residual policy.
+
+The prior bot's own choice gets `prior_weight` added to its logit at every decision: in the
+rollout's sampling and log-probabilities, in the PPO update, in the numpy player (`ppo:PATH`),
+for frozen snapshots, in the viewer's probabilities and for the target of `lastwill exploit`.
+The prior travels in the policy file, and settings that do not fit are refused.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from agents.arena import play_game  # noqa: E402
+from agents.policy import CheckpointError, NumpyPolicy, PolicyAgent, env_signature  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from lastwill_env.encoding import OBS_SIZE, encode_observation  # noqa: E402
+from lastwill_env.engine import NUM_ACTIONS, GameConfig, new_game, player_view  # noqa: E402
+from lastwill_env.engine.game import GAME_OVER  # noqa: E402
+from training.allseat import (  # noqa: E402
+    LEARNER,
+    Rollout,
+    build_model,
+    flatten,
+    make_optimizer,
+    ppo_update,
+    sparse_batch,
+)
+from training.config import TrainConfig, TrainConfigError  # noqa: E402
+
+
+def _cfg(**kw) -> TrainConfig:
+    base = dict(
+        mode="all_seat",
+        num_players=[3],
+        player_weights=[1.0],
+        net_arch=[16, 16],
+        n_games=4,
+        n_steps=64,
+        n_envs=1,
+        batch_size=64,
+        n_epochs=1,
+        p_latest=1.0,
+        p_bots_min=0.0,
+        bots=["greedy"],
+        eval_bots=["greedy"],
+        progress=False,
+        torch_threads=1,
+        prior="racer",
+        prior_weight=5.0,
+    )
+    base.update(kw)
+    return TrainConfig(**base)
+
+
+def _flat_policy(prior: str = "racer", weight: float = 5.0, seed: int = 0) -> NumpyPolicy:
+    """Small random weights whose logits are all but flat: the prior decides the arg-max."""
+    g = np.random.default_rng(seed)
+    ws = [g.normal(0, 1e-4, (8, OBS_SIZE)), g.normal(0, 1e-4, (NUM_ACTIONS, 8))]
+    bs = [np.zeros(8), np.zeros(NUM_ACTIONS)]
+    return NumpyPolicy(ws, bs, "tanh", prior=prior, prior_weight=weight)
+
+
+def _decisions(n: int, count: int, seed: int):
+    """(view, legal) at the first `count` decisions with a choice of greedy games."""
+    rng = random.Random(seed)
+    bots = [make_agent("greedy", seed=p) for p in range(n)]
+    out = []
+    while len(out) < count:
+        s = new_game(GameConfig(num_players=n), rng.randrange(2**62))
+        while s.phase != GAME_OVER and len(out) < count:
+            legal = s.legal_actions()
+            view = player_view(s, s.cur)
+            if len(legal) > 1:
+                out.append((view, legal))
+            s.apply_action(bots[s.cur].act(view, legal))
+    return out
+
+
+def test_numpy_policy_adds_the_weight_to_the_prior_bots_choice():
+    pol = _flat_policy(weight=3.0)
+    racer = make_agent("racer", seed=0)
+    buf = np.zeros(OBS_SIZE, dtype=np.float32)
+    for view, legal in _decisions(3, 60, seed=1):
+        obs = encode_observation(view, buf)
+        want = racer.act(view, legal)
+        assert pol.choose(obs, legal, True, view=view) == want
+        probs, _ = pol.evaluate(obs, legal, view)
+        base = pol.logits(obs)[legal].astype(np.float64)
+        base[legal.index(want)] += 3.0
+        expect = np.exp(base - base.max())
+        np.testing.assert_allclose(probs, expect / expect.sum(), rtol=1e-6)
+        assert probs[legal.index(want)] > 0.5 or len(legal) > 20
+    # without the view it cannot play, and says why
+    view, legal = _decisions(3, 1, seed=2)[0]
+    with pytest.raises(ValueError, match="prior 'racer'.*view"):
+        pol.choose(encode_observation(view, buf), legal)
+
+
+def test_the_prior_travels_in_the_policy_file_and_bad_priors_are_refused(tmp_path: Path):
+    pol = _flat_policy(weight=4.5)
+    path = tmp_path / "p.npz"
+    pol.save_npz(path)
+    back = NumpyPolicy.load_npz(path)
+    assert (back.prior, back.prior_weight) == ("racer", 4.5)
+    st = NumpyPolicy.from_state(pol.state())
+    assert (st.prior, st.prior_weight) == ("racer", 4.5)
+    plain = _flat_policy(prior="", weight=0.0)
+    plain.save_npz(tmp_path / "q.npz")
+    assert NumpyPolicy.load_npz(tmp_path / "q.npz").prior == ""
+    with pytest.raises(CheckpointError, match="positive weight"):
+        _flat_policy(prior="racer", weight=0.0)
+    with pytest.raises(CheckpointError, match="needs a prior"):
+        _flat_policy(prior="", weight=2.0)
+    unknown = _flat_policy(prior="nosuchbot", weight=1.0)
+    view, legal = _decisions(2, 1, seed=3)[0]
+    with pytest.raises(CheckpointError, match="nosuchbot"):
+        unknown.choose(encode_observation(view), legal, view=view)
+
+
+def test_a_flat_policy_over_the_racer_plays_the_racers_games(tmp_path: Path):
+    """`ppo:PATH` with a prior: a policy with (almost) flat logits plays every game exactly as
+    the racer does (same deals, same seats, same results)."""
+    path = tmp_path / "flat.npz"
+    _flat_policy(weight=5.0).save_npz(path)
+    path.with_suffix(".json").write_text(json.dumps({**env_signature(), "step": 1}))
+    assert PolicyAgent(str(path)).policy.prior == "racer"
+    for n, seed in ((2, 11), (4, 12)):
+        others = ["planner", "greedy", "combiner"][: n - 1]
+        a = play_game([f"ppo:{path}", *others], GameConfig(num_players=n), seed)
+        b = play_game(["racer", *others], GameConfig(num_players=n), seed)
+        assert "error" not in a or not a["error"], a.get("error")
+        assert a["actions"] == b["actions"] and a["ranks"] == b["ranks"]
+
+
+def test_prior_settings_are_checked():
+    with pytest.raises(TrainConfigError, match="prior_weight"):
+        _cfg(prior_weight=0.0)
+    with pytest.raises(TrainConfigError, match="prior_weight"):
+        _cfg(prior="", prior_weight=2.0)
+    with pytest.raises(TrainConfigError, match="prior_weight"):
+        _cfg(prior_weight=-1.0)
+    with pytest.raises(TrainConfigError, match="all_seat"):
+        _cfg(mode="single_seat")
+    with pytest.raises(TrainConfigError, match="prior"):
+        _cfg(prior="nosuchbot")
+    with pytest.raises(TrainConfigError, match="scripted bot"):
+        _cfg(prior="random")
+    assert _cfg().prior == "racer"
+
+
+def test_the_rollout_samples_over_the_prior_and_the_update_uses_the_same_logits():
+    cfg = _cfg(num_players=[2, 4], player_weights=[1.0, 1.0], n_games=4)
+    model = build_model(cfg, 0)
+    assert (model.prior, model.prior_weight) == ("racer", 5.0)
+    roll = Rollout(cfg, seed=3)
+    trajs, _ = roll.collect(model, target=120)
+    buf = flatten(trajs)
+    n = len(buf["actions"])
+    prior = buf["prior"]
+    assert (prior >= 0).all() and buf["masks"][np.arange(n), prior].all()
+    # the stored log-probabilities are the update's, prior included (not without it)
+    rows = sparse_batch(buf["obs"])
+    masks, acts = torch.as_tensor(buf["masks"]), torch.as_tensor(buf["actions"])
+    with torch.no_grad():
+        _, lp, _ = model.evaluate(*rows, masks, acts, prior=torch.as_tensor(prior))
+        _, lp0, _ = model.evaluate(*rows, masks, acts)
+    np.testing.assert_allclose(lp.numpy(), buf["logps"], atol=1e-4)
+    assert not np.allclose(lp0.numpy(), buf["logps"], atol=1e-2)
+    # a fresh network over a prior of weight 5 mostly plays the prior's choice
+    assert (buf["actions"] == prior).mean() > 0.7
+    # the forward adds exactly the weight to the prior's logit, nothing elsewhere
+    with torch.no_grad():
+        with_p, _ = model(*rows, masks, torch.as_tensor(prior))
+        without, _ = model(*rows, masks)
+    diff = (with_p - without).numpy()
+    legal = buf["masks"]
+    assert np.allclose(diff[np.arange(n), prior], 5.0, atol=1e-4)
+    diff[np.arange(n), prior] = 0.0
+    assert np.allclose(diff[legal], 0.0)
+    # and a PPO update runs on it
+    stats = ppo_update(model, make_optimizer(model, cfg), buf, cfg, np.random.default_rng(0))
+    assert np.isfinite(stats["policy_loss"])
+
+
+def test_snapshots_over_a_prior_play_the_prior_bot():
+    """A frozen snapshot with a prior (flat logits) holds its seats as the racer would."""
+    cfg = _cfg(num_players=[2], p_latest=0.0, p_bots_min=0.0, n_games=2)
+    model = build_model(cfg, 0)
+    roll = Rollout(cfg, seed=9)
+    roll.set_snapshots({"s": _flat_policy(weight=8.0)}, {"s": 1.0})
+    racer = make_agent("racer", seed=0)
+    played = []
+    orig = roll._advance
+
+    def spy(g):
+        orig(g)
+        s = g.state
+        if s.phase != GAME_OVER and isinstance(g.ctrl[s.cur], tuple):
+            legal = s.legal_actions()
+            played.append((racer.act(player_view(s, s.cur), legal), s, len(s.history)))
+
+    roll._advance = spy
+    roll.collect(model, target=60)
+    assert played, "no snapshot decision was seen"
+    for want, s, k in played[:40]:
+        assert s.history[k] == want  # what the snapshot then played
+
+
+def test_a_network_and_a_policy_must_agree_on_the_prior():
+    model = build_model(_cfg(net_arch=[8]), 0)
+    with pytest.raises(ValueError, match="prior"):
+        model.load_actor_numpy(_flat_policy(prior="", weight=0.0))
+    model.load_actor_numpy(_flat_policy(weight=5.0))
+    pol = model.actor_numpy()
+    assert (pol.prior, pol.prior_weight) == ("racer", 5.0)
+    assert LEARNER == "learner"
+
+
+def test_exploit_of_a_policy_over_a_prior_learns_over_the_same_prior(tmp_path: Path):
+    """`lastwill exploit` against a policy with a prior: the learner starts from its weights
+    and plays over the same prior, and its best response is saved with it."""
+    import json as _json
+
+    from agents.policy import load_policy
+    from training.exploit import exploit
+    from training.train import train
+
+    small = dict(n_games=4, n_steps=100, n_envs=1, batch_size=64, n_epochs=1, torch_threads=1)
+    base = tmp_path / "base"
+    cfg = _cfg(
+        run_dir=str(base),
+        total_steps=150,
+        num_players=[2],
+        eval_games=2,
+        eval_every=10**6,
+        checkpoint_every=10**6,
+        snapshot_every=10**6,
+        prior_weight=4.0,
+        **small,
+    )
+    target = base / train(cfg)["checkpoint"]
+    assert load_policy(target)[0].prior == "racer"
+    run = tmp_path / "br"
+    rep = exploit(f"ppo:{target}", 2, 120, run, eval_games=2, train_eval_games=2, panel=[],
+                  progress=False, overrides=small)  # fmt: skip
+    state = _json.loads((run / "state.json").read_text())
+    assert (state["config"]["prior"], state["config"]["prior_weight"]) == ("racer", 4.0)
+    br, _ = load_policy(rep["best_response"]["checkpoint"])
+    assert (br.prior, br.prior_weight) == ("racer", 4.0)
