@@ -254,3 +254,26 @@ def test_exploit_of_a_policy_over_a_prior_learns_over_the_same_prior(tmp_path: P
     assert (state["config"]["prior"], state["config"]["prior_weight"]) == ("racer", 4.0)
     br, _ = load_policy(rep["best_response"]["checkpoint"])
     assert (br.prior, br.prior_weight) == ("racer", 4.0)
+
+
+def test_exploit_of_a_bot_can_learn_over_a_prior_and_a_start_policy_decides_its_own(
+    tmp_path: Path,
+):
+    import json as _json
+
+    from training.exploit import ExploitError, exploit
+
+    small = dict(n_games=4, n_steps=100, n_envs=1, batch_size=64, n_epochs=1, torch_threads=1)
+    run = tmp_path / "br"
+    exploit("greedy", 2, 100, run, eval_games=2, train_eval_games=2, panel=[], progress=False,
+            overrides=small, prior="racer", prior_weight=2.5)  # fmt: skip
+    state = _json.loads((run / "state.json").read_text())
+    assert (state["config"]["prior"], state["config"]["prior_weight"]) == ("racer", 2.5)
+    # a start policy without a prior cannot be given one
+    path = tmp_path / "plain.npz"
+    _flat_policy(prior="", weight=0.0).save_npz(path)
+    path.with_suffix(".json").write_text(_json.dumps({**env_signature(), "step": 1}))
+    with pytest.raises(ExploitError, match="plays over 'no prior'"):
+        exploit(f"ppo:{path}", 2, 100, tmp_path / "x", prior="racer", prior_weight=2.0,
+                progress=False, overrides=small)  # fmt: skip
+    assert not (tmp_path / "x" / "state.json").exists()

@@ -314,6 +314,11 @@ def exploit_cmd(
     ] = "",
     seed: Annotated[int, typer.Option(help="seed")] = 0,
     eval_games: Annotated[int, typer.Option(help="games of each final table")] = 1000,
+    prior: Annotated[
+        str,
+        typer.Option(help="a bot the learner plays over (a start policy brings its own)"),
+    ] = "",
+    prior_weight: Annotated[float, typer.Option(help="logit bonus of the prior's choice")] = 0.0,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
 ) -> None:
     import time
@@ -335,6 +340,8 @@ def exploit_cmd(
             seed=seed,
             eval_games=eval_games,
             progress=progress,
+            prior=prior,
+            prior_weight=prior_weight,
         )
     except (ExploitError, TrainConfigError, TrainError) as e:
         fail(str(e))
