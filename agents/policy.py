@@ -7,7 +7,9 @@ critic's, which `NumpyPolicy.evaluate` uses for the value estimate). The agent p
 from the `.npz` with a small numpy forward pass (fast at batch size 1, no torch needed); given a
 `.zip` without its `.npz`, it loads the model with sb3-contrib (importing torch only then) and
 converts it. Actions are always masked to the legal set: deterministic (arg-max) by default, or
-sampled (`ppo:PATH:sample`).
+sampled (`ppo:PATH:sample`). A policy trained over a prior bot (`prior` and `prior_weight` in
+the `.npz`, see `NumpyPolicy`) asks that bot at every decision and adds the weight to its
+choice's logit before choosing.
 
 Loading a checkpoint made for another env version, action table or observation layout fails
 with `CheckpointMismatchError`, which says what differs. Every load also checks the files

@@ -323,8 +323,10 @@ def test_reference_config_is_valid() -> None:
     cfg = load_config(root / "training/configs/reference.toml")
     assert cfg.mode == "all_seat" and cfg.eval_counts() == [2, 3, 4, 5]
     assert "racer" in cfg.bots and "racer" in cfg.eval_bots and cfg.exploiter_every > 0
-    assert cfg.p_bot_table > 0 and cfg.bc_teacher == "racer"
+    assert cfg.p_bot_table > 0 and (cfg.prior, cfg.prior_weight) == ("racer", 3.0)
     assert cfg.kickstart_teacher == "racer" and cfg.kickstart_coef > 0
+    third = load_config(root / "training/configs/ref_v3.toml")
+    assert not third.prior and third.bc_teacher == "racer" and third.run_dir != cfg.run_dir
     second = load_config(root / "training/configs/ref_v2.toml")
     assert second.mode == "all_seat" and second.run_dir != cfg.run_dir
     ablation = load_config(root / "training/configs/no_kickstart.toml")
