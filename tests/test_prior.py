@@ -17,6 +17,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from test_allseat import _cfg as _allseat_cfg  # noqa: E402
+
 from agents.arena import play_game  # noqa: E402
 from agents.policy import CheckpointError, NumpyPolicy, PolicyAgent, env_signature  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
@@ -36,27 +38,8 @@ from training.config import TrainConfig, TrainConfigError  # noqa: E402
 
 
 def _cfg(**kw) -> TrainConfig:
-    base = dict(
-        mode="all_seat",
-        num_players=[3],
-        player_weights=[1.0],
-        net_arch=[16, 16],
-        n_games=4,
-        n_steps=64,
-        n_envs=1,
-        batch_size=64,
-        n_epochs=1,
-        p_latest=1.0,
-        p_bots_min=0.0,
-        bots=["greedy"],
-        eval_bots=["greedy"],
-        progress=False,
-        torch_threads=1,
-        prior="racer",
-        prior_weight=5.0,
-    )
-    base.update(kw)
-    return TrainConfig(**base)
+    """`tests/test_allseat.py`'s tiny all-seat settings, over the racer with weight 5."""
+    return _allseat_cfg(**{"prior": "racer", "prior_weight": 5.0, **kw})
 
 
 def _flat_policy(prior: str = "racer", weight: float = 5.0, seed: int = 0) -> NumpyPolicy:
