@@ -319,6 +319,13 @@ def exploit_cmd(
         typer.Option(help="a bot the learner plays over (a start policy brings its own)"),
     ] = "",
     prior_weight: Annotated[float, typer.Option(help="logit bonus of the prior's choice")] = 0.0,
+    torch_threads: Annotated[
+        int,
+        typer.Option(
+            help="torch threads of the learner (0: one per core; 1 keeps the other cores free "
+            "and is faster for this network size)"
+        ),
+    ] = 1,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
 ) -> None:
     import time
@@ -342,6 +349,7 @@ def exploit_cmd(
             progress=progress,
             prior=prior,
             prior_weight=prior_weight,
+            overrides={"torch_threads": torch_threads},
         )
     except (ExploitError, TrainConfigError, TrainError) as e:
         fail(str(e))
