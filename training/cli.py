@@ -314,6 +314,13 @@ def exploit_cmd(
     ] = "",
     seed: Annotated[int, typer.Option(help="seed")] = 0,
     eval_games: Annotated[int, typer.Option(help="games of each final table")] = 1000,
+    panel: Annotated[
+        str,
+        typer.Option(
+            help="comma-separated players of the cheap bound, each one seat against N-1 "
+            "targets ('none': no cheap bound); default greedy,speculator,planner,combiner,racer"
+        ),
+    ] = "",
     prior: Annotated[
         str,
         typer.Option(help="a bot the learner plays over (a start policy brings its own)"),
@@ -336,6 +343,18 @@ def exploit_cmd(
 
     if eval_games < 1:
         fail(f"--eval-games={eval_games} is not allowed; use a positive integer")
+    bots = None
+    if panel.strip().lower() == "none":
+        bots = []
+    elif panel.strip():
+        from agents.registry import PlayerSpecError, make_agent
+
+        bots = [b.strip() for b in panel.split(",") if b.strip()]
+        for b in bots:
+            try:
+                make_agent(b)
+            except PlayerSpecError as e:
+                fail(f"--panel: {e} (comma-separated player specs, or 'none')")
     run = run_dir or f"runs/exploit/{time.strftime('%Y%m%d-%H%M%S')}"
     try:
         rep = exploit(
@@ -346,6 +365,7 @@ def exploit_cmd(
             warm_start=warm_start,
             seed=seed,
             eval_games=eval_games,
+            panel=bots,
             progress=progress,
             prior=prior,
             prior_weight=prior_weight,
