@@ -279,19 +279,33 @@ class NumpyPolicy:
         if self.prior:
             arrays["prior"] = np.array(self.prior)
             arrays["prior_weight"] = np.array(self.prior_weight, dtype=np.float64)
+            arrays["prior_fingerprint"] = np.array(self._prior_fingerprint())
         np.savez(Path(path), activation=np.array(self.activation), **arrays)
 
     def save_npz(self, path: str | Path) -> None:
         """Write the arrays to `path` atomically (a temporary name, fsync, rename)."""
         write_with(path, self.write_npz)
 
+    def _prior_fingerprint(self) -> str:
+        """The prior bot's behaviour fingerprint as this lab's code plays it now."""
+        from .fingerprint import play_fingerprint
+        from .registry import PlayerSpecError
+
+        try:
+            return play_fingerprint(self.prior)
+        except PlayerSpecError as e:
+            raise CheckpointError(f"the policy's prior {self.prior!r}: {e}") from None
+
     @classmethod
     def load_npz(cls, path: str | Path) -> NumpyPolicy:
+        """Read a policy file. One over a prior that records the prior's fingerprint
+        (`agents.fingerprint`) loads only if the bot still plays as it did when the file was
+        written (files from before fingerprints load unchecked)."""
         try:
             with np.load(path, allow_pickle=False) as z:
                 k = sum(1 for name in z.files if name.startswith("w"))
                 vk = sum(1 for name in z.files if name.startswith("vw"))
-                return cls(
+                pol = cls(
                     [z[f"w{i}"] for i in range(k)],
                     [z[f"b{i}"] for i in range(k)],
                     str(z["activation"]),
@@ -300,6 +314,7 @@ class NumpyPolicy:
                     str(z["prior"]) if "prior" in z.files else "",
                     float(z["prior_weight"]) if "prior_weight" in z.files else 0.0,
                 )
+                recorded = str(z["prior_fingerprint"]) if "prior_fingerprint" in z.files else ""
         except CheckpointError:
             raise
         except Exception as e:  # noqa: BLE001 - empty, truncated or foreign files alike
@@ -307,6 +322,16 @@ class NumpyPolicy:
                 f"cannot read policy weights {path}: {type(e).__name__}: {e or 'no data'}; "
                 f"the file is damaged or not a .npz written by `lastwill train`"
             ) from None
+        if pol.prior and recorded:
+            now = pol._prior_fingerprint()
+            if now != recorded:
+                raise CheckpointMismatchError(
+                    f"{path} plays over the prior {pol.prior!r} as it played when the file was "
+                    f"written (fingerprint {recorded}); that bot now plays differently "
+                    f"(fingerprint {now}, agents/fingerprint.py), so this policy would too: "
+                    f"restore the bot's code or train the policy again"
+                )
+        return pol
 
     def _first_t(self, weights: list[np.ndarray]) -> np.ndarray:
         """The first layer transposed, (inputs, width), contiguous (cached per weight list):

@@ -260,3 +260,38 @@ def test_exploit_of_a_bot_can_learn_over_a_prior_and_a_start_policy_decides_its_
         exploit(f"ppo:{path}", 2, 100, tmp_path / "x", prior="racer", prior_weight=2.0,
                 progress=False, overrides=small)  # fmt: skip
     assert not (tmp_path / "x" / "state.json").exists()
+
+
+def test_a_policy_file_records_its_priors_fingerprint_and_refuses_a_changed_bot(
+    tmp_path: Path, monkeypatch
+):
+    from agents.bots.racer import RacerBot
+    from agents.fingerprint import play_fingerprint
+    from lastwill_env.engine.game import TURN_PHASE
+    from agents.policy import CheckpointMismatchError
+
+    pol = _flat_policy()
+    path = tmp_path / "p.npz"
+    pol.save_npz(path)
+    with np.load(path) as z:
+        recorded = str(z["prior_fingerprint"])
+    assert recorded == play_fingerprint("racer") != play_fingerprint("greedy")
+    assert NumpyPolicy.load_npz(path).prior == "racer"  # the same racer: it loads
+    # a file without a fingerprint (written before them) loads unchecked
+    with np.load(path) as z:
+        arrays = {k: z[k] for k in z.files if k != "prior_fingerprint"}
+    old = tmp_path / "old.npz"
+    np.savez(old, **arrays)
+    # the racer changes how it plays one phase: the file no longer loads
+    monkeypatch.setitem(RacerBot._RULES, TURN_PHASE, lambda self, v, legal: legal[-1])
+    play_fingerprint.cache_clear()
+    try:
+        assert play_fingerprint("racer") != recorded
+        with pytest.raises(CheckpointMismatchError, match="plays differently") as e:
+            NumpyPolicy.load_npz(path)
+        assert recorded in str(e.value) and "'racer'" in str(e.value)
+        assert NumpyPolicy.load_npz(old).prior == "racer"
+    finally:
+        monkeypatch.undo()
+        play_fingerprint.cache_clear()
+    assert NumpyPolicy.load_npz(path).prior == "racer"
