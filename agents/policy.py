@@ -9,7 +9,8 @@ from the `.npz` with a small numpy forward pass (fast at batch size 1, no torch 
 converts it. Actions are always masked to the legal set: deterministic (arg-max) by default, or
 sampled (`ppo:PATH:sample`). A policy trained over a prior bot (`prior` and `prior_weight` in
 the `.npz`, see `NumpyPolicy`) asks that bot at every decision and adds the weight to its
-choice's logit before choosing.
+choice's logit before choosing; the file also records the bot's behaviour fingerprint
+(`agents.fingerprint`), and loading refuses it when the bot no longer plays the same moves.
 
 Loading a checkpoint made for another env version, action table or observation layout fails
 with `CheckpointMismatchError`, which says what differs. Every load also checks the files
