@@ -267,8 +267,8 @@ def test_a_policy_file_records_its_priors_fingerprint_and_refuses_a_changed_bot(
 ):
     from agents.bots.racer import RacerBot
     from agents.fingerprint import play_fingerprint
-    from lastwill_env.engine.game import TURN_PHASE
     from agents.policy import CheckpointMismatchError
+    from lastwill_env.engine.game import TURN_PHASE
 
     pol = _flat_policy()
     path = tmp_path / "p.npz"

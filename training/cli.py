@@ -350,6 +350,8 @@ def exploit_cmd(
         from agents.registry import PlayerSpecError, make_agent
 
         bots = [b.strip() for b in panel.split(",") if b.strip()]
+        if not bots:
+            fail(f"--panel={panel!r} names no player; give player specs, or 'none'")
         for b in bots:
             try:
                 make_agent(b)
