@@ -329,8 +329,8 @@ def exploit_cmd(
     torch_threads: Annotated[
         int,
         typer.Option(
-            help="torch threads of the learner (0: one per core; 1 keeps the other cores free "
-            "and is faster for this network size)"
+            help="torch threads of the learner (0: one per core; 1, the default, leaves the "
+            "other cores to other jobs)"
         ),
     ] = 1,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
