@@ -353,3 +353,36 @@ def test_checkpoint_weights_carry_the_critic():
         x[idx] = vals
         assert pol.value(x) == pytest.approx(float(values[i]), abs=1e-4)
         assert np.allclose(pol.logits(x), logits[i].numpy(), atol=1e-4)
+
+
+def test_a_second_stage_starts_from_the_run_directory_of_the_first(tmp_path: Path):
+    """`init_policy` naming a run directory starts from that run's last checkpoint (what
+    `state.json` names), so a two-stage recipe need not know the first stage's final step."""
+    from agents.policy import load_policy
+    from training.allseat_train import init_policy_path
+    from training.rundir import TrainError
+
+    first = tmp_path / "first"
+    s1 = train(_cfg(run_dir=str(first), total_steps=300, n_steps=150, checkpoint_every=150))
+    assert init_policy_path(str(first)) == first / s1["checkpoint"]
+    second = tmp_path / "second"
+    cfg2 = _cfg(
+        run_dir=str(second), total_steps=1, n_steps=64, init_policy=str(first), critic_warmup=1
+    )
+    s2 = train(cfg2)
+    assert s2["init_checkpoint"] == str(first / s1["checkpoint"])
+    # one critic-only rollout leaves the actor exactly the first stage's last checkpoint
+    start = load_policy(first / s1["checkpoint"])[0]
+    now = load_policy(second / s2["checkpoint"])[0]
+    assert all(np.array_equal(a, b) for a, b in zip(start.weights, now.weights, strict=True))
+    # a directory that is not a run, and a run with no checkpoint yet, are refused by name
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    fresh = tmp_path / "fresh"
+    fresh.mkdir()
+    state = json.loads((first / "state.json").read_text())
+    (fresh / "state.json").write_text(json.dumps({**state, "checkpoint": None}))
+    for bad, why in ((empty, "not a run to start from"), (fresh, "has no checkpoint yet")):
+        with pytest.raises(TrainError, match=why):
+            train(_cfg(run_dir=str(tmp_path / "third"), total_steps=1, init_policy=str(bad)))
+    assert not (tmp_path / "third" / "state.json").exists()

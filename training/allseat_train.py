@@ -129,6 +129,7 @@ def train_all_seat(
             except (CheckpointError, ValueError) as e:
                 raise TrainError(f"init_policy {cfg.init_policy}: {e}") from None
             state["init_policy"] = cfg.init_policy
+            state["init_checkpoint"] = str(init_policy_path(cfg.init_policy))
     progress = TrainProgress(
         cfg.progress, cfg.total_steps, int(state["step"]), "training (all seats)"
     )
@@ -341,10 +342,30 @@ def train_exploiter(run: Path, main: Path, cfg: TrainConfig, step: int, rng) -> 
     }
 
 
+def init_policy_path(path: str) -> Path:
+    """The `.npz` that `init_policy` names: the file itself, or for a run directory (one with a
+    `state.json`) that run's last checkpoint, so a second stage can start where a first ended
+    without knowing its final step."""
+    p = Path(path)
+    if not p.is_dir():
+        return p
+    try:
+        state = load_state(p)
+    except TrainError as e:
+        raise CheckpointError(
+            f"{p} is a directory but not a run to start from ({e}); name a .npz policy or "
+            "the run directory of a `lastwill train` run"
+        ) from None
+    ckpt = state.get("checkpoint")
+    if not ckpt:
+        raise CheckpointError(f"the run {p} has no checkpoint yet (state.json names none)")
+    return p / ckpt
+
+
 def _load_init(path: str) -> NumpyPolicy:
     from agents.policy import load_policy
 
-    return load_policy(path)[0]
+    return load_policy(init_policy_path(path))[0]
 
 
 class _BCView:

@@ -38,7 +38,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "vec_env": ("Run", "subproc (one process per env) or dummy (in-process)"),
     "n_games": ("Run", "all_seat: games stepped together (batched inference)"),
     "torch_threads": ("Run", "all_seat: torch threads (0: one per core)"),
-    "init_policy": ("Run", "all_seat: start from this .npz policy ('' = fresh)"),
+    "init_policy": ("Run", "all_seat: start from this .npz policy or run directory ('' = fresh)"),
     "critic_warmup": ("Run", "all_seat: first rollouts fit only the critic"),
     "exploiter_every": ("League", "all_seat: steps between exploiters (0 = none)"),
     "exploiter_steps": ("League", "learner steps of each exploiter"),

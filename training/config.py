@@ -92,7 +92,7 @@ class TrainConfig:
     vec_env: str = "subproc"  # subproc | dummy
     n_games: int = 64  # all_seat: games stepped together in the process (batched inference)
     torch_threads: int = 0  # all_seat: torch threads, 0 = one per core
-    init_policy: str = ""  # all_seat: start the actor from this .npz policy ("" = fresh)
+    init_policy: str = ""  # all_seat: start the actor from this .npz or run dir ("" = fresh)
     critic_warmup: int = 0  # all_seat: first rollouts fit only the critic (policy unchanged)
     # all_seat league: every exploiter_every steps a best response to the current policy is
     # trained for exploiter_steps (training.exploit) and joins the pool when it beats it
@@ -188,7 +188,7 @@ class TrainConfig:
         if not is_int(self.torch_threads) or not 0 <= self.torch_threads <= 1024:
             raise bad("torch_threads", "use 0 (one per core) or a positive integer")
         if not isinstance(self.init_policy, str):
-            raise bad("init_policy", "use the path of a .npz policy, or an empty string")
+            raise bad("init_policy", "use a .npz policy, a run directory, or an empty string")
         for name, choices in CHOICES.items():
             if not isinstance(getattr(self, name), str) or getattr(self, name) not in choices:
                 raise bad(name, "choose " + " or ".join(choices))
