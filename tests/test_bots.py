@@ -142,6 +142,36 @@ def test_planner_sells_out_in_the_final_round():
     assert _choice("planner", s) == "sell Farm_3"
 
 
+def test_a_bots_own_rule_methods_are_the_ones_it_plays(monkeypatch):
+    """Each phase dispatches to the rule method of the bot's own class, so a subclass's
+    override (the planner's draw and turn rules, the racer's every rule) is what it plays."""
+    from agents.bots.common import ScriptedBot
+    from agents.bots.greedy import GreedyBot
+    from agents.bots.planner import PlannerBot
+
+    class LastLegal(GreedyBot):
+        def turn_rule(self, v, legal):
+            return legal[-1]
+
+    s = turn_state(4, 0, hand=["Dinner_1", "Theatre_3", "BoatTrip_4"], actions=1, money=70)
+    legal = sorted(legal_actions(s))
+    assert GreedyBot(0).act(player_view(s, s.cur), legal) != legal[-1]
+    assert LastLegal(0).act(player_view(s, s.cur), legal) == legal[-1]
+    for name in set(ScriptedBot._RULES.values()):
+        assert callable(getattr(ScriptedBot, name)), name
+    # the planner's own turn rule runs at its turns (it wraps the base rule)
+    calls = []
+    own = PlannerBot.turn_rule
+
+    def spy(self, v, legal):
+        calls.append(v.phase)
+        return own(self, v, legal)
+
+    monkeypatch.setattr(PlannerBot, "turn_rule", spy)
+    PlannerBot(0).act(player_view(s, s.cur), legal)
+    assert calls == [TURN_PHASE]
+
+
 def test_combiner_attaches_to_highest_slot_total():
     s = turn_state(
         4, 0, board=["Reservation_5", "ManorHouse_1"], hand=["Chef_1"], actions=1, money=40

@@ -268,7 +268,6 @@ def test_a_policy_file_records_its_priors_fingerprint_and_refuses_a_changed_bot(
     from agents.bots.racer import RacerBot
     from agents.fingerprint import play_fingerprint
     from agents.policy import CheckpointMismatchError
-    from lastwill_env.engine.game import TURN_PHASE
 
     pol = _flat_policy()
     path = tmp_path / "p.npz"
@@ -283,7 +282,7 @@ def test_a_policy_file_records_its_priors_fingerprint_and_refuses_a_changed_bot(
     old = tmp_path / "old.npz"
     np.savez(old, **arrays)
     # the racer changes how it plays one phase: the file no longer loads
-    monkeypatch.setitem(RacerBot._RULES, TURN_PHASE, lambda self, v, legal: legal[-1])
+    monkeypatch.setattr(RacerBot, "turn_rule", lambda self, v, legal: legal[-1])
     play_fingerprint.cache_clear()
     try:
         assert play_fingerprint("racer") != recorded

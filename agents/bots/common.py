@@ -246,10 +246,10 @@ class ScriptedBot(BaseAgent):
         if self.eps and self.rng.random() < self.eps:
             return legal[self.rng.randrange(len(legal))]
         legal = sorted(legal)  # ties never depend on the caller's order
-        rule = self._RULES.get(view.phase)
-        if rule is None:
+        name = self._RULES.get(view.phase)
+        if name is None:
             return legal[0]
-        return rule(self, view, legal)
+        return getattr(self, name)(view, legal)
 
     def best(self, legal: list[int], score) -> int:
         """The legal action with the highest score; ties broken by the lowest index."""
@@ -522,20 +522,21 @@ class ScriptedBot(BaseAgent):
 
         return self.best(legal, score)
 
+    # each phase's rule, by method name: looked up on the bot, so a subclass's override plays
     _RULES = {
-        KEEP_PHASE: keep_rule,
-        BLOCK_PHASE: block_rule,
-        PLAN_PHASE: plan_rule,
-        DRAW_PHASE: draw_rule,
-        ERRAND_PHASE: errand_rule,
-        MARKET_PHASE: market_rule,
-        UNKNOWN_PHASE: unknown_rule,
-        TURN_PHASE: turn_rule,
-        OPTION_PHASE: option_rule,
-        ADDON_PHASE: addon_rule,
-        BALL_PHASE: ball_rule,
-        ROOM_PHASE: room_rule,
-        WILD_PHASE: wild_rule,
-        BREED_PHASE: breed_rule,
-        DISCARD_PHASE: discard_rule,
+        KEEP_PHASE: "keep_rule",
+        BLOCK_PHASE: "block_rule",
+        PLAN_PHASE: "plan_rule",
+        DRAW_PHASE: "draw_rule",
+        ERRAND_PHASE: "errand_rule",
+        MARKET_PHASE: "market_rule",
+        UNKNOWN_PHASE: "unknown_rule",
+        TURN_PHASE: "turn_rule",
+        OPTION_PHASE: "option_rule",
+        ADDON_PHASE: "addon_rule",
+        BALL_PHASE: "ball_rule",
+        ROOM_PHASE: "room_rule",
+        WILD_PHASE: "wild_rule",
+        BREED_PHASE: "breed_rule",
+        DISCARD_PHASE: "discard_rule",
     }

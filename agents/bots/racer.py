@@ -16,24 +16,11 @@ from lastwill_env.engine.actions import (
 from lastwill_env.engine.cards import CATALOGUE
 
 from .common import (
-    ADDON_PHASE,
-    BALL_PHASE,
-    BLOCK_PHASE,
     CARDS,
     CAT,
-    DISCARD_PHASE,
-    DRAW_PHASE,
-    ERRAND_PHASE,
     EVENTS,
     HELPERS,
-    KEEP_PHASE,
-    MARKET_PHASE,
     NUM_ROUNDS,
-    OPTION_PHASE,
-    PLAN_PHASE,
-    ROOM_PHASE,
-    TURN_PHASE,
-    UNKNOWN_PHASE,
     ScriptedBot,
     bonus,
     companions_in_hand,
@@ -675,21 +662,3 @@ class RacerBot(ScriptedBot):
             return -self.carry_value(v, arg)
 
         return self.best(legal, score)
-
-    # the base class maps phases to its own functions: point them at the racer's rules
-    _RULES = {
-        **ScriptedBot._RULES,
-        KEEP_PHASE: keep_rule,
-        BLOCK_PHASE: block_rule,
-        PLAN_PHASE: plan_rule,
-        DRAW_PHASE: draw_rule,
-        ERRAND_PHASE: errand_rule,
-        MARKET_PHASE: market_rule,
-        UNKNOWN_PHASE: unknown_rule,
-        TURN_PHASE: turn_rule,
-        OPTION_PHASE: option_rule,
-        ADDON_PHASE: addon_rule,
-        BALL_PHASE: ball_rule,
-        ROOM_PHASE: room_rule,
-        DISCARD_PHASE: discard_rule,
-    }
