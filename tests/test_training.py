@@ -333,6 +333,9 @@ def test_reference_config_is_valid() -> None:
     assert not ablation.kickstart_teacher and ablation.run_dir not in (cfg.run_dir, second.run_dir)
     old = load_config(root / "training/configs/ref_v1.toml")
     assert old.mode == "single_seat" and old.eval_num_players == 4
+    stage = load_config(root / "training/configs/second_stage_3p.toml")
+    assert stage.init_policy == cfg.run_dir and stage.run_dir != cfg.run_dir
+    assert (stage.prior, stage.prior_weight) == (cfg.prior, cfg.prior_weight)
 
 
 # -- the opponent pool -----------------------------------------------------------------------
