@@ -125,11 +125,12 @@ def train_all_seat(
         registry = PoolRegistry(window=cfg.snapshot_window)
         if cfg.init_policy:
             try:
-                model.load_actor_numpy(_load_init(cfg.init_policy))
+                start = init_policy_path(cfg.init_policy)
+                model.load_actor_numpy(_load_init(start))
             except (CheckpointError, ValueError) as e:
                 raise TrainError(f"init_policy {cfg.init_policy}: {e}") from None
             state["init_policy"] = cfg.init_policy
-            state["init_checkpoint"] = str(init_policy_path(cfg.init_policy))
+            state["init_checkpoint"] = str(start)
     progress = TrainProgress(
         cfg.progress, cfg.total_steps, int(state["step"]), "training (all seats)"
     )
@@ -362,10 +363,10 @@ def init_policy_path(path: str) -> Path:
     return p / ckpt
 
 
-def _load_init(path: str) -> NumpyPolicy:
+def _load_init(path: Path) -> NumpyPolicy:
     from agents.policy import load_policy
 
-    return load_policy(init_policy_path(path))[0]
+    return load_policy(path)[0]
 
 
 class _BCView:
