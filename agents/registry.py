@@ -344,7 +344,17 @@ def _load_entry_points() -> None:
 
 
 _loaded = False
-_BUILTIN_NAMES = ("random", "greedy", "speculator", "planner", "combiner", "mc", "ppo")
+_BUILTIN_NAMES = (
+    "random",
+    "greedy",
+    "speculator",
+    "planner",
+    "combiner",
+    "racer",
+    "sprinter",
+    "mc",
+    "ppo",
+)
 
 
 def _load_builtin() -> None:
@@ -354,7 +364,7 @@ def _load_builtin() -> None:
         return
     _loaded = True
     register("random", lambda seed=None: RandomAgent(seed), "uniformly random legal actions")
-    from .bots import CombinerBot, GreedyBot, PlannerBot, RacerBot, SpeculatorBot
+    from .bots import CombinerBot, GreedyBot, PlannerBot, RacerBot, SpeculatorBot, SprinterBot
     from .search import MCAgent
 
     eps = "eps=FLOAT (default 0.0: chance of a random legal action)"
@@ -362,7 +372,13 @@ def _load_builtin() -> None:
     register("speculator", SpeculatorBot, "property speculator: dear houses, sold cheap", eps)
     register("planner", PlannerBot, "plans by hand needs, sells out into debt at the end", eps)
     register("combiner", CombinerBot, "companion combiner: slots and add-ons", eps)
-    register("racer", RacerBot, "racer: owns nothing, spends fastest, ends the game in debt", eps)
+    register(
+        "racer",
+        RacerBot,
+        "racer: owns nothing, spends fastest, ends the game in debt",
+        f"{eps}; KEY=FLOAT sets one of its weights, e.g. errand_weight=0.1:base_rate=18",
+    )
+    register("sprinter", SprinterBot, "the racer retuned for 2-3 players (same at 4-5)", eps)
     register(
         "mc",
         MCAgent,

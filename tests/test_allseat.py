@@ -386,3 +386,25 @@ def test_a_second_stage_starts_from_the_run_directory_of_the_first(tmp_path: Pat
         with pytest.raises(TrainError, match=why):
             train(_cfg(run_dir=str(tmp_path / "third"), total_steps=1, init_policy=str(bad)))
     assert not (tmp_path / "third" / "state.json").exists()
+
+
+def test_a_second_stage_may_change_the_prior_only_when_asked(tmp_path: Path):
+    """A start policy over another prior is refused by name unless `init_new_prior` is set;
+    then its weights are kept and play over the new run's prior."""
+    from agents.policy import load_policy
+    from training.rundir import TrainError
+
+    first = tmp_path / "first"
+    s1 = train(_cfg(run_dir=str(first), total_steps=150, prior="racer", prior_weight=3.0))
+    over = dict(prior="sprinter", prior_weight=3.0, init_policy=str(first), critic_warmup=1)
+    with pytest.raises(TrainError, match="over the prior 'racer'.*init_new_prior"):
+        train(_cfg(run_dir=str(tmp_path / "refused"), total_steps=1, **over))
+    assert not (tmp_path / "refused" / "state.json").exists()
+    second = tmp_path / "second"
+    s2 = train(_cfg(run_dir=str(second), total_steps=1, init_new_prior=True, **over))
+    start = load_policy(first / s1["checkpoint"])[0]
+    now = load_policy(second / s2["checkpoint"])[0]
+    assert (start.prior, now.prior) == ("racer", "sprinter")
+    assert all(np.array_equal(a, b) for a, b in zip(start.weights, now.weights, strict=True))
+    with pytest.raises(ValueError, match="init_new_prior=True is not allowed; it needs an init"):
+        _cfg(init_new_prior=True)

@@ -17,7 +17,7 @@ import pytest
 
 from agents.bots.common import ScriptedBot
 from agents.bots.racer import RacerBot
-from agents.registry import make_agent
+from agents.registry import PlayerSpecError, make_agent
 from lastwill_env.engine import (
     CATALOGUE,
     apply_action,
@@ -84,6 +84,59 @@ def test_racer_mixed_with_other_bots_plays_legal_actions(n):
 def test_racer_spec_and_eps():
     bot = make_agent("racer:eps=0.25", 3)
     assert isinstance(bot, RacerBot) and bot.eps == 0.25
+
+
+def test_racer_weights_from_the_spec_and_bad_weights_refused():
+    bot = make_agent("racer:errand_weight=0.1:base_rate=18", 3)
+    assert (bot.errand_weight, bot.base_rate, bot.contest) == (0.1, 18.0, RacerBot.contest)
+    assert RacerBot().errand_weight == RacerBot.errand_weight  # the class weights stay
+    for spec, why in (
+        ("racer:speed=3", "'speed' is not a weight of the racer; allowed: eps, carry_weight"),
+        ("racer:base_rate=-1", "base_rate=-1 is not allowed"),
+        ("racer:contest=nan", "contest=nan is not allowed"),
+        ("sprinter:base_rate=18", "the sprinter's weights are fixed"),
+    ):
+        with pytest.raises(PlayerSpecError, match=why):
+            make_agent(spec)
+
+
+def _actions(specs: list[str], seed: int) -> list[int]:
+    s = new_game(len(specs), seed)
+    agents = [make_agent(sp, 5) for sp in specs]
+    out = []
+    while s.phase != GAME_OVER:
+        legal = legal_actions(s)
+        a = agents[s.cur].act(player_view(s, s.cur), legal)
+        assert a in legal
+        out.append(a)
+        apply_action(s, a)
+    return out
+
+
+@pytest.mark.parametrize("n", [2, 3, 4, 5])
+def test_sprinter_plays_legal_and_is_the_racer_only_at_4_and_5_players(n):
+    """The sprinter's weights differ from the racer's on the 2-3 player board side only: at 4-5
+    players every game is move for move the racer's, at 2-3 players its play differs."""
+    same = []
+    for g in range(3):
+        seed = 40 + 10 * n + g
+        mixed = ["sprinter"] + ["racer"] * (n - 1)
+        _playout(mixed, seed)  # legal, and no property bought or held by the racers
+        same.append(_actions(["sprinter"] * n, seed) == _actions(["racer"] * n, seed))
+    assert all(same) if n >= 4 else not any(same)
+
+
+def test_sprinter_weights_follow_the_player_count_of_each_decision():
+    bot = make_agent("sprinter", 1)
+    s3, s4 = new_game(3, 1), new_game(4, 1)
+    bot.act(player_view(s3, s3.cur), legal_actions(s3))
+    assert (bot.errand_weight, bot.order_weight, bot.base_rate) == (0.1, 0.0, 18.0)
+    bot.act(player_view(s4, s4.cur), legal_actions(s4))
+    assert (bot.errand_weight, bot.order_weight, bot.base_rate) == (
+        RacerBot.errand_weight,
+        RacerBot.order_weight,
+        RacerBot.base_rate,
+    )
 
 
 def test_unknown_decision_falls_back_to_a_legal_action():

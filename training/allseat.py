@@ -186,8 +186,10 @@ def _model_class():
             ]
             return NumpyPolicy(ws, bs, self.activation, vws, vbs, **pr)
 
-        def load_actor_numpy(self, policy: NumpyPolicy) -> None:
-            """Set the actor from dense weights (a warm start, or the target of `exploit`)."""
+        def load_actor_numpy(self, policy: NumpyPolicy, new_prior: bool = False) -> None:
+            """Set the actor from dense weights (a warm start, or the target of `exploit`).
+            The policy must play over this network's prior unless `new_prior` is set (the
+            weights then play over this network's prior from now on)."""
             layers = [m for m in self.pi_rest if isinstance(m, nn.Linear)]
             if len(policy.weights) != len(layers) + 2 or policy.weights[0].shape[0] != self.h0:
                 raise ValueError(
@@ -198,11 +200,15 @@ def _model_class():
                 raise ValueError(
                     f"the policy uses {policy.activation}, this network {self.activation}"
                 )
-            if (policy.prior, policy.prior_weight) != (self.prior, self.prior_weight):
+            if not new_prior and (policy.prior, policy.prior_weight) != (
+                self.prior,
+                self.prior_weight,
+            ):
                 raise ValueError(
                     f"the policy plays over the prior {policy.prior!r} (weight "
                     f"{policy.prior_weight}), this network over {self.prior!r} (weight "
-                    f"{self.prior_weight}); set prior and prior_weight to match"
+                    f"{self.prior_weight}); set prior and prior_weight to match, or "
+                    f"init_new_prior to keep the weights over this run's prior"
                 )
             with torch.no_grad():
                 self.first.weight[:, : self.h0] = torch.as_tensor(policy.weights[0].T)

@@ -39,6 +39,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "n_games": ("Run", "all_seat: games stepped together (batched inference)"),
     "torch_threads": ("Run", "all_seat: torch threads (0: one per core)"),
     "init_policy": ("Run", "all_seat: start from this .npz policy or run directory ('' = fresh)"),
+    "init_new_prior": ("Run", "init_policy over another prior: keep its weights over this prior"),
     "critic_warmup": ("Run", "all_seat: first rollouts fit only the critic"),
     "exploiter_every": ("League", "all_seat: steps between exploiters (0 = none)"),
     "exploiter_steps": ("League", "learner steps of each exploiter"),

@@ -59,7 +59,7 @@ CHOICES = {
     "reward": ("zero_sum", "rank"),
     "activation": ("tanh", "relu"),
 }
-BOOLS = ("pfsp", "progress")
+BOOLS = ("pfsp", "progress", "init_new_prior")
 _UNIT = "use a finite number from 0 to 1"
 # name: (lower bound, bound excluded, upper bound or None, what is allowed)
 NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
@@ -93,6 +93,9 @@ class TrainConfig:
     n_games: int = 64  # all_seat: games stepped together in the process (batched inference)
     torch_threads: int = 0  # all_seat: torch threads, 0 = one per core
     init_policy: str = ""  # all_seat: start the actor from this .npz or run dir ("" = fresh)
+    # init_policy over another prior than this run's: keep its weights, play them over this
+    # run's prior (off: a start policy over another prior is refused)
+    init_new_prior: bool = False
     critic_warmup: int = 0  # all_seat: first rollouts fit only the critic (policy unchanged)
     # all_seat league: every exploiter_every steps a best response to the current policy is
     # trained for exploiter_steps (training.exploit) and joins the pool when it beats it
@@ -189,6 +192,8 @@ class TrainConfig:
             raise bad("torch_threads", "use 0 (one per core) or a positive integer")
         if not isinstance(self.init_policy, str):
             raise bad("init_policy", "use a .npz policy, a run directory, or an empty string")
+        if self.init_new_prior is True and not self.init_policy:
+            raise bad("init_new_prior", "it needs an init_policy to start from")
         for name, choices in CHOICES.items():
             if not isinstance(getattr(self, name), str) or getattr(self, name) not in choices:
                 raise bad(name, "choose " + " or ".join(choices))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from math import ceil
 
 from lastwill_env.engine.actions import (
@@ -103,10 +104,37 @@ class RacerBot(ScriptedBot):
     extension_value = 1.5
     card_bonus = 1.0  # £ per plan card while three or more rounds are expected
 
-    def __init__(self, seed: int | None = None, eps: float = 0.0) -> None:
+    # the weights above that a spec may set, e.g. `racer:errand_weight=0.1:base_rate=18`
+    KNOBS = (
+        "carry_weight",
+        "errand_weight",
+        "block_second",
+        "contest",
+        "order_weight",
+        "base_rate",
+        "helpers_early",
+        "helpers_later",
+        "extension_value",
+        "card_bonus",
+    )
+
+    def __init__(self, seed: int | None = None, eps: float = 0.0, **knobs: float) -> None:
         super().__init__(seed, eps)
         self._memo_view = None
         self._memo: dict = {}
+        for key, value in knobs.items():
+            if key not in self.KNOBS:
+                raise ValueError(
+                    f"{key!r} is not a weight of the racer; allowed: eps, {', '.join(self.KNOBS)}"
+                )
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, (int, float))
+                or not math.isfinite(value)
+                or value < 0
+            ):
+                raise ValueError(f"{key}={value!r} is not allowed; use a number of 0 or more")
+            setattr(self, key, float(value))
 
     # -- per-view memo (a decision evaluates many hypothetical hands against one view) ------
     def memo(self, v) -> dict:
@@ -662,3 +690,37 @@ class RacerBot(ScriptedBot):
             return -self.carry_value(v, arg)
 
         return self.best(legal, score)
+
+
+class SprinterBot(RacerBot):
+    """Sprinter: the racer retuned against the racer on the 2-3 player board side.
+
+    Plan of play: the racer's (`RacerBot`) in every phase. With 2 or 3 players (the board side
+    for 2-3 players, docs/RULES.md §3) three of its weights differ: the errand boys a plan
+    brings weigh 0.1 instead of 0.3 (with fewer seats there are fewer errands to contest, and
+    the plan's own actions and cards matter more), turn order counts nothing before the last
+    round, and it expects to spend £18 a round instead of £14 (so it sees the last round
+    coming one round sooner and plays for it). With 4 or 5 players it plays exactly as the
+    racer. These weights were chosen by paired games against racers at 3 players (the same
+    spec as a racer, `racer:errand_weight=0.1:order_weight=0:base_rate=18`, through
+    `benchmarks/reference_tables.py --panel racer`); the README gives the figures.
+    """
+
+    name = "sprinter"
+    SMALL_BOARD = {"errand_weight": 0.1, "order_weight": 0.0, "base_rate": 18.0}
+
+    def __init__(self, seed: int | None = None, eps: float = 0.0, **knobs: float) -> None:
+        if knobs:
+            raise ValueError(
+                f"the sprinter's weights are fixed (got {', '.join(sorted(knobs))}); it takes "
+                f"eps only (racer:KEY=VALUE sets the racer's weights)"
+            )
+        super().__init__(seed, eps)
+
+    def act(self, view, legal: list[int]) -> int:
+        for key, value in self.SMALL_BOARD.items():
+            if view.num_players <= 3:
+                setattr(self, key, value)
+            else:
+                self.__dict__.pop(key, None)  # the racer's own weight
+        return super().act(view, legal)
