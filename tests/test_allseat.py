@@ -408,3 +408,51 @@ def test_a_second_stage_may_change_the_prior_only_when_asked(tmp_path: Path):
     assert all(np.array_equal(a, b) for a, b in zip(start.weights, now.weights, strict=True))
     with pytest.raises(ValueError, match="init_new_prior=True is not allowed; it needs an init"):
         _cfg(init_new_prior=True)
+
+
+def test_kickstarting_only_at_the_counts_it_names():
+    """`kickstart_players` asks the teacher only in games of those counts; elsewhere the
+    sample carries -1 (not taught). A count outside num_players is refused."""
+    cfg = _cfg(
+        num_players=[2, 3],
+        player_weights=[1.0, 1.0],
+        kickstart_teacher="greedy",
+        kickstart_coef=1.0,
+        kickstart_players=[3],
+    )
+    trajs, _ = Rollout(cfg, seed=4).collect(build_model(cfg, 0), target=300)
+    buf = flatten(trajs)
+    three = np.array([t["num_players"] == 3 for t in trajs for _ in t["actions"]])
+    assert three.any() and (~three).any()
+    assert (buf["teacher"][three] >= 0).all() and (buf["teacher"][~three] == -1).all()
+    with pytest.raises(ValueError, match=r"kickstart_players.*from num_players \[2, 3\]"):
+        _cfg(num_players=[2, 3], player_weights=[1.0, 1.0], kickstart_players=[4])
+
+
+def test_init_critic_starts_the_critic_from_the_policy_file():
+    """With `critic` the value weights of the start file are loaded as well; a file without
+    them is refused."""
+    from agents.policy import NumpyPolicy
+
+    cfg = _cfg()
+    src = build_model(cfg, 1).actor_numpy(critic=True)
+    model = build_model(cfg, 2)
+    before = model.actor_numpy(critic=True)
+    model.load_actor_numpy(src)  # the actor alone
+    got = model.actor_numpy(critic=True)
+    assert all(np.array_equal(a, b) for a, b in zip(got.weights, src.weights, strict=True))
+    assert all(
+        np.array_equal(a, b) for a, b in zip(got.value_weights, before.value_weights, strict=True)
+    )
+    model.load_actor_numpy(src, critic=True)
+    got = model.actor_numpy(critic=True)
+    loaded = got.value_weights + got.value_biases
+    assert all(
+        np.array_equal(a, b)
+        for a, b in zip(loaded, src.value_weights + src.value_biases, strict=True)
+    )
+    bare = NumpyPolicy(src.weights, src.biases, src.activation)
+    with pytest.raises(ValueError, match="no critic"):
+        model.load_actor_numpy(bare, critic=True)
+    with pytest.raises(ValueError, match="init_critic=True is not allowed; it needs an init"):
+        _cfg(init_critic=True)

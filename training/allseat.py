@@ -186,10 +186,13 @@ def _model_class():
             ]
             return NumpyPolicy(ws, bs, self.activation, vws, vbs, **pr)
 
-        def load_actor_numpy(self, policy: NumpyPolicy, new_prior: bool = False) -> None:
-            """Set the actor from dense weights (a warm start, or the target of `exploit`).
-            The policy must play over this network's prior unless `new_prior` is set (the
-            weights then play over this network's prior from now on)."""
+        def load_actor_numpy(
+            self, policy: NumpyPolicy, new_prior: bool = False, critic: bool = False
+        ) -> None:
+            """Set the actor from dense weights (a warm start, or the target of `exploit`),
+            with `critic` the critic too (from the policy's value weights). The policy must
+            play over this network's prior unless `new_prior` is set (the weights then play
+            over this network's prior from now on)."""
             layers = [m for m in self.pi_rest if isinstance(m, nn.Linear)]
             if len(policy.weights) != len(layers) + 2 or policy.weights[0].shape[0] != self.h0:
                 raise ValueError(
@@ -218,6 +221,26 @@ def _model_class():
                     m.bias.copy_(torch.as_tensor(b))
                 self.action_net.weight.copy_(torch.as_tensor(policy.weights[-1]))
                 self.action_net.bias.copy_(torch.as_tensor(policy.biases[-1]))
+            if critic:
+                self._load_critic(policy)
+
+        def _load_critic(self, policy: NumpyPolicy) -> None:
+            if not policy.has_value:
+                raise ValueError("the policy has no critic (value weights) to start from")
+            vws, vbs = policy.value_weights, policy.value_biases
+            layers = [m for m in self.vf_rest if isinstance(m, nn.Linear)]
+            if len(vws) != len(layers) + 2 or vws[0].shape[0] != self.h0:
+                raise ValueError(
+                    f"the policy's critic layers {[w.shape for w in vws]} do not fit this network"
+                )
+            with torch.no_grad():
+                self.first.weight[:, self.h0 :] = torch.as_tensor(vws[0].T)
+                self.vf_bias.copy_(torch.as_tensor(vbs[0]))
+                for m, w, b in zip(layers, vws[1:-1], vbs[1:-1], strict=True):
+                    m.weight.copy_(torch.as_tensor(w))
+                    m.bias.copy_(torch.as_tensor(b))
+                self.value_net.weight.copy_(torch.as_tensor(vws[-1]))
+                self.value_net.bias.copy_(torch.as_tensor(vbs[-1]))
 
     _MODEL_CLASS = ActorCritic
     return ActorCritic
@@ -510,8 +533,13 @@ class Rollout:
                         tr.prior.append(prior[i])
                     if self.teaching:
                         same = prior is not None and self.cfg.kickstart_teacher == self.cfg.prior
+                        kp = self.cfg.kickstart_players
                         tr.teacher.append(
-                            prior[i] if same else int(self.teacher.act(views[i], legals[i]))
+                            -1  # a count the teacher does not teach
+                            if kp and s.n not in kp
+                            else prior[i]
+                            if same
+                            else int(self.teacher.act(views[i], legals[i]))
                         )
                     if cfg.shaping:
                         tr.phis.append(potential(s, s.cur))

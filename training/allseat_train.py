@@ -126,7 +126,9 @@ def train_all_seat(
         if cfg.init_policy:
             try:
                 start = init_policy_path(cfg.init_policy)
-                model.load_actor_numpy(_load_init(start), new_prior=cfg.init_new_prior)
+                model.load_actor_numpy(
+                    _load_init(start), new_prior=cfg.init_new_prior, critic=cfg.init_critic
+                )
             except (CheckpointError, ValueError) as e:
                 raise TrainError(f"init_policy {cfg.init_policy}: {e}") from None
             state["init_policy"] = cfg.init_policy

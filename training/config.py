@@ -59,7 +59,7 @@ CHOICES = {
     "reward": ("zero_sum", "rank"),
     "activation": ("tanh", "relu"),
 }
-BOOLS = ("pfsp", "progress", "init_new_prior")
+BOOLS = ("pfsp", "progress", "init_new_prior", "init_critic")
 _UNIT = "use a finite number from 0 to 1"
 # name: (lower bound, bound excluded, upper bound or None, what is allowed)
 NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
@@ -96,6 +96,7 @@ class TrainConfig:
     # init_policy over another prior than this run's: keep its weights, play them over this
     # run's prior (off: a start policy over another prior is refused)
     init_new_prior: bool = False
+    init_critic: bool = False  # init_policy: start the critic from its value weights too
     critic_warmup: int = 0  # all_seat: first rollouts fit only the critic (policy unchanged)
     # all_seat league: every exploiter_every steps a best response to the current policy is
     # trained for exploiter_steps (training.exploit) and joins the pool when it beats it
@@ -130,6 +131,7 @@ class TrainConfig:
     kickstart_teacher: str = ""
     kickstart_coef: float = 0.0
     kickstart_steps: int = 0
+    kickstart_players: list[int] = field(default_factory=list)  # counts taught ([] = all)
     # a prior (all_seat): the policy's logits add prior_weight to the prior bot's own choice at
     # every decision, in training and in play (a residual policy over the bot); "" = off
     prior: str = ""
@@ -192,8 +194,9 @@ class TrainConfig:
             raise bad("torch_threads", "use 0 (one per core) or a positive integer")
         if not isinstance(self.init_policy, str):
             raise bad("init_policy", "use a .npz policy, a run directory, or an empty string")
-        if self.init_new_prior is True and not self.init_policy:
-            raise bad("init_new_prior", "it needs an init_policy to start from")
+        for name in ("init_new_prior", "init_critic"):
+            if getattr(self, name) is True and not self.init_policy:
+                raise bad(name, "it needs an init_policy to start from")
         for name, choices in CHOICES.items():
             if not isinstance(getattr(self, name), str) or getattr(self, name) not in choices:
                 raise bad(name, "choose " + " or ".join(choices))
@@ -264,6 +267,16 @@ class TrainConfig:
             raise bad("kickstart_teacher", "name the teacher bot when kickstart_coef > 0")
         if self.kickstart_teacher and self.mode != "all_seat":
             raise bad("kickstart_teacher", 'kickstarting needs mode = "all_seat"')
+        kp = self.kickstart_players
+        if (
+            not isinstance(kp, list)
+            or len(set(kp)) != len(kp)
+            or any(not is_int(k) or k not in self.num_players for k in kp)
+        ):
+            raise bad(
+                "kickstart_players",
+                f"use a list of distinct counts from num_players {self.num_players} ([] = all)",
+            )
         if not isinstance(self.prior, str):
             raise bad("prior", "use a bot name such as racer, or an empty string")
         if self.prior and self.mode != "all_seat":
