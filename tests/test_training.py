@@ -336,6 +336,12 @@ def test_reference_config_is_valid() -> None:
     stage = load_config(root / "training/configs/second_stage_3p.toml")
     assert stage.init_policy == cfg.run_dir and stage.run_dir != cfg.run_dir
     assert (stage.prior, stage.prior_weight) == (cfg.prior, cfg.prior_weight)
+    # the shipped reference's second stage: over the sprinter, from the first stage's weights
+    sprint = load_config(root / "training/configs/sprinter_stage.toml")
+    assert sprint.init_policy == cfg.run_dir and sprint.run_dir not in (cfg.run_dir, stage.run_dir)
+    assert (sprint.prior, sprint.prior_weight) == ("sprinter", cfg.prior_weight)
+    assert sprint.init_new_prior and sprint.init_critic and sprint.kickstart_players == [2, 3]
+    assert sprint.net_arch == cfg.net_arch and "sprinter" in sprint.eval_bots
 
 
 # -- the opponent pool -----------------------------------------------------------------------
@@ -452,6 +458,7 @@ def test_shipped_reference_policy_matches_this_lab_and_plays_legally() -> None:
     path = root / "agents/policies/reference.npz"
     policy, meta = load_policy(path)  # raises CheckpointMismatchError after an env change
     assert meta["step"] > 0 and meta["config"]
+    assert (policy.prior, meta["config"]["run_dir"]) == ("sprinter", "runs/train/sprinter_stage")
     for n in (2, 3, 4, 5):
         row = play_game([f"ppo:{path}"] + ["planner"] * (n - 1), GameConfig(num_players=n), 7)
         assert row["error"] is None and row["ranks"] is not None
