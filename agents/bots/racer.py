@@ -700,10 +700,10 @@ class SprinterBot(RacerBot):
     brings weigh 0.1 instead of 0.3 (with fewer seats there are fewer errands to contest, and
     the plan's own actions and cards matter more), turn order counts nothing before the last
     round, and it expects to spend £18 a round instead of £14 (so it sees the last round
-    coming one round sooner and plays for it). With 4 or 5 players it plays exactly as the
-    racer. These weights were chosen by paired games against racers at 3 players (the same
-    spec as a racer, `racer:errand_weight=0.1:order_weight=0:base_rate=18`, through
-    `benchmarks/reference_tables.py --panel racer`); the README gives the figures.
+    coming sooner and plays for it). With 4 or 5 players it plays exactly as the racer. These
+    weights were chosen by paired games against racers at 3 players (any setting can be played
+    so: `benchmarks/reference_tables.py --policy racer:errand_weight=0.1:order_weight=0:
+    base_rate=18 --panel racer`); the README gives the figures.
     """
 
     name = "sprinter"
