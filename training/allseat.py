@@ -213,34 +213,45 @@ def _model_class():
                     f"{self.prior_weight}); set prior and prior_weight to match, or "
                     f"init_new_prior to keep the weights over this run's prior"
                 )
-            with torch.no_grad():
-                self.first.weight[:, : self.h0] = torch.as_tensor(policy.weights[0].T)
-                self.pi_bias.copy_(torch.as_tensor(policy.biases[0]))
-                for m, w, b in zip(layers, policy.weights[1:-1], policy.biases[1:-1], strict=True):
-                    m.weight.copy_(torch.as_tensor(w))
-                    m.bias.copy_(torch.as_tensor(b))
-                self.action_net.weight.copy_(torch.as_tensor(policy.weights[-1]))
-                self.action_net.bias.copy_(torch.as_tensor(policy.biases[-1]))
+            self._set_half(
+                slice(0, self.h0),
+                self.pi_bias,
+                layers,
+                self.action_net,
+                policy.weights,
+                policy.biases,
+            )
             if critic:
-                self._load_critic(policy)
-
-        def _load_critic(self, policy: NumpyPolicy) -> None:
-            if not policy.has_value:
-                raise ValueError("the policy has no critic (value weights) to start from")
-            vws, vbs = policy.value_weights, policy.value_biases
-            layers = [m for m in self.vf_rest if isinstance(m, nn.Linear)]
-            if len(vws) != len(layers) + 2 or vws[0].shape[0] != self.h0:
-                raise ValueError(
-                    f"the policy's critic layers {[w.shape for w in vws]} do not fit this network"
+                if not policy.has_value:
+                    raise ValueError("the policy has no critic (value weights) to start from")
+                vlayers = [m for m in self.vf_rest if isinstance(m, nn.Linear)]
+                if len(policy.value_weights) != len(vlayers) + 2 or (
+                    policy.value_weights[0].shape[0] != self.h0
+                ):
+                    raise ValueError(
+                        f"the policy's critic layers {[w.shape for w in policy.value_weights]} "
+                        f"do not fit this network"
+                    )
+                self._set_half(
+                    slice(self.h0, 2 * self.h0),
+                    self.vf_bias,
+                    vlayers,
+                    self.value_net,
+                    policy.value_weights,
+                    policy.value_biases,
                 )
+
+        def _set_half(self, half, bias, layers, head, weights, biases) -> None:
+            """Copy dense weights into one network (the actor's or the critic's half of the
+            first layer, its bias, its hidden layers and its head)."""
             with torch.no_grad():
-                self.first.weight[:, self.h0 :] = torch.as_tensor(vws[0].T)
-                self.vf_bias.copy_(torch.as_tensor(vbs[0]))
-                for m, w, b in zip(layers, vws[1:-1], vbs[1:-1], strict=True):
+                self.first.weight[:, half] = torch.as_tensor(weights[0].T)
+                bias.copy_(torch.as_tensor(biases[0]))
+                for m, w, b in zip(layers, weights[1:-1], biases[1:-1], strict=True):
                     m.weight.copy_(torch.as_tensor(w))
                     m.bias.copy_(torch.as_tensor(b))
-                self.value_net.weight.copy_(torch.as_tensor(vws[-1]))
-                self.value_net.bias.copy_(torch.as_tensor(vbs[-1]))
+                head.weight.copy_(torch.as_tensor(weights[-1]))
+                head.bias.copy_(torch.as_tensor(biases[-1]))
 
     _MODEL_CLASS = ActorCritic
     return ActorCritic
