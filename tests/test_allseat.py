@@ -158,6 +158,42 @@ def test_bot_tables_seat_one_learner_against_copies_of_one_bot():
     assert all(set(roll.new_game().ids) == {LEARNER} for _ in range(12))
 
 
+def test_reverse_tables_seat_one_bot_against_the_learner_everywhere_else():
+    """p_bot_seat = 1: every game is the reverse table, one pool bot and n-1 learner seats,
+    with the bot at every seat but the one drawn as the learner's own."""
+    cfg = _cfg(num_players=[4], p_bot_seat=1.0, bots=["greedy", "random"], n_games=6)
+    roll = Rollout(cfg, seed=5)
+    bots, seats = set(), set()
+    for _ in range(40):
+        g = roll.new_game()
+        others = [(p, i) for p, i in enumerate(g.ids) if i != LEARNER]
+        assert len(others) == 1, g.ids
+        assert sorted(g.traj) == [p for p in range(4) if p != others[0][0]]
+        bots.add(others[0][1])
+        seats.add(others[0][0])
+    assert bots == {"bot:greedy", "bot:random"} and seats == {0, 1, 2, 3}
+    # shared with bot tables: a quarter of the games each, the rest from the per-seat mix
+    roll = Rollout(_cfg(num_players=[3], p_bot_table=0.25, p_bot_seat=0.25, bots=["greedy"]), 3)
+    kinds = [sum(i != LEARNER for i in roll.new_game().ids) for _ in range(800)]
+    assert 0.19 < kinds.count(2) / 800 < 0.31 and 0.19 < kinds.count(1) / 800 < 0.31
+    assert kinds.count(0) + kinds.count(1) + kinds.count(2) == 800
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"p_bot_seat": 0.7, "p_bot_table": 0.4}, r"p_bot_seat.*at most 1 - p_bot_table = 0.6"),
+        ({"p_bot_seat": 0.2, "bots": [], "p_bots_min": 0.0}, r"bots.*p_bot_seat > 0"),
+        ({"p_bot_seat": -0.1}, r"p_bot_seat"),
+    ],
+)
+def test_reverse_table_settings_are_checked(kw, match):
+    with pytest.raises(ValueError, match=match):
+        _cfg(**kw)
+    with pytest.raises(ValueError, match=r'p_bot_seat.*mode = "all_seat"'):
+        TrainConfig(mode="single_seat", p_bot_seat=0.2)
+
+
 def test_masks_are_stored_and_applied_in_the_update():
     """An action masked out at collection time has zero probability in the update."""
     cfg = _cfg()

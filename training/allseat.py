@@ -11,7 +11,8 @@ Rollout (one process, `n_games` games stepped together):
   always the learner; every other seat is drawn from the opponent pool at the configured mix:
   a scripted bot with probability `p_bots_min`, the learner (parameter sharing) with `p_latest`,
   otherwise a frozen snapshot picked by PFSP (`training.pool`); with no snapshot yet, the learner.
-  With probability `p_bot_table` a game instead seats n-1 copies of one pool bot.
+  With probability `p_bot_table` a game instead seats n-1 copies of one pool bot, and with
+  probability `p_bot_seat` one pool bot with the learner in every other seat (the reverse table).
 - Kickstarting (`kickstart_teacher`): the teacher bot is asked at every learner decision for its
   own choice from the learner's view; the update adds a weighted cross-entropy towards it.
 - Each loop pass advances every game to its next decision that needs a network (bots act inline;
@@ -418,9 +419,20 @@ class Rollout:
             if (self.bots and cfg.p_bot_table > 0 and self.rng.random() < cfg.p_bot_table)
             else None
         )
+        bot_seat, lone = -1, None
+        if (
+            table is None
+            and cfg.p_bot_seat > 0
+            and self.rng.random() < cfg.p_bot_seat / (1.0 - cfg.p_bot_table)
+        ):
+            # the reverse table: one pool bot, the learner everywhere else
+            bot_seat = self.rng.choice([p for p in range(n) if p != me])
+            lone = self._draw_bot(self.rng.choice(self.bot_specs))
         for p in range(n):
             if p == me:
                 c, i = LEARNER, LEARNER
+            elif lone is not None:
+                c, i = lone if p == bot_seat else (LEARNER, LEARNER)
             else:
                 c, i = table if table is not None else self._draw_seat()
             ctrl.append(c)

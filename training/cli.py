@@ -74,6 +74,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "p_latest": ("Opponent pool", "chance of the latest weights per opponent seat"),
     "p_bots_min": ("Opponent pool", "chance of a scripted bot per opponent seat"),
     "p_bot_table": ("Opponent pool", "chance of a game against n-1 copies of one pool bot"),
+    "p_bot_seat": ("Opponent pool", "chance of one pool bot against the learner in n-1 seats"),
     "bots": ("Opponent pool", "scripted bots of the pool, e.g. greedy,planner,random"),
     "pfsp": ("Opponent pool", "weight snapshots by x(1-x) of the win rate against them"),
     "snapshot_every": ("Opponent pool", "steps between pool snapshots"),

@@ -73,6 +73,7 @@ NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
     "p_latest": (0.0, False, 1.0, _UNIT),
     "p_bots_min": (0.0, False, 1.0, _UNIT),
     "p_bot_table": (0.0, False, 1.0, _UNIT),
+    "p_bot_seat": (0.0, False, 1.0, _UNIT),
     "prior_weight": (0.0, False, None, "use a finite non-negative number (0 with no prior)"),
     "exploiter_gate": (-1.0, False, 1.0, "use a finite number from -1 to 1"),
     "kickstart_coef": (0.0, False, None, "use a finite non-negative number (0 = off)"),
@@ -142,6 +143,9 @@ class TrainConfig:
     # chance that a game seats one learner against n-1 copies of one pool bot (the evaluation
     # table); the other games draw each opponent seat from the mix above
     p_bot_table: float = 0.0
+    # chance that a game seats one pool bot with the learner in every other seat (the reverse
+    # table of the evaluation: one bot against n-1 copies of the policy); all-seat trainer only
+    p_bot_seat: float = 0.0
     bots: list[str] = field(default_factory=lambda: list(BOTS_DEFAULT))
     pfsp: bool = True
     snapshot_every: int = 50_000
@@ -257,6 +261,17 @@ class TrainConfig:
             raise bad("bots", "list at least one bot when p_bots_min > 0")
         if not self.bots and self.p_bot_table > 0:
             raise bad("bots", "list at least one bot when p_bot_table > 0")
+        if self.p_bot_seat > 0:
+            if not self.bots:
+                raise bad("bots", "list at least one bot when p_bot_seat > 0")
+            if self.mode != "all_seat":
+                raise bad("p_bot_seat", 'the learner in n-1 seats needs mode = "all_seat"')
+            if self.p_bot_table + self.p_bot_seat > 1:
+                raise bad(
+                    "p_bot_seat",
+                    f"use at most 1 - p_bot_table = {1 - self.p_bot_table:g} "
+                    "(the two kinds of bot game share each game's draw)",
+                )
         if not self.eval_bots:
             raise bad("eval_bots", 'list at least one bot to evaluate against, e.g. ["greedy"]')
         if len(set(self.eval_bots)) != len(self.eval_bots) or "mixed" in self.eval_bots:
