@@ -342,6 +342,12 @@ def test_reference_config_is_valid() -> None:
     assert (sprint.prior, sprint.prior_weight) == ("sprinter", cfg.prior_weight)
     assert sprint.init_new_prior and sprint.init_critic and sprint.kickstart_players == [2, 3]
     assert sprint.net_arch == cfg.net_arch and "sprinter" in sprint.eval_bots
+    # its variant with reverse tables: the same start, prior, kickstarting and seed
+    rev = load_config(root / "training/configs/reverse_stage.toml")
+    assert rev.p_bot_seat > 0 == sprint.p_bot_seat and rev.run_dir != sprint.run_dir
+    same = ("init_policy", "prior", "prior_weight", "kickstart_players", "seed", "total_steps")
+    assert all(getattr(rev, k) == getattr(sprint, k) for k in same)
+    assert rev.player_weights[-1] > sprint.player_weights[-1]  # more 5-player games
 
 
 # -- the opponent pool -----------------------------------------------------------------------
@@ -458,7 +464,10 @@ def test_shipped_reference_policy_matches_this_lab_and_plays_legally() -> None:
     path = root / "agents/policies/reference.npz"
     policy, meta = load_policy(path)  # raises CheckpointMismatchError after an env change
     assert meta["step"] > 0 and meta["config"]
-    assert (policy.prior, meta["config"]["run_dir"]) == ("sprinter", "runs/train/sprinter_stage")
+    assert (policy.prior, meta["config"]["run_dir"]) == ("sprinter", "runs/train/reverse_stage")
+    assert meta["config"]["p_bot_seat"] > 0
+    older, _ = load_policy(root / "agents/policies/ref_v6.npz")  # the stage without them
+    assert older.prior == "sprinter" and not np.array_equal(older.weights[0], policy.weights[0])
     for n in (2, 3, 4, 5):
         row = play_game([f"ppo:{path}"] + ["planner"] * (n - 1), GameConfig(num_players=n), 7)
         assert row["error"] is None and row["ranks"] is not None
