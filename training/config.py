@@ -265,7 +265,7 @@ class TrainConfig:
             if not self.bots:
                 raise bad("bots", "list at least one bot when p_bot_seat > 0")
             if self.mode != "all_seat":
-                raise bad("p_bot_seat", 'the learner in n-1 seats needs mode = "all_seat"')
+                raise bad("p_bot_seat", 'n-1 learner seats need the lab trainer, mode = "all_seat"')
             if self.p_bot_table + self.p_bot_seat > 1:
                 raise bad(
                     "p_bot_seat",
