@@ -344,7 +344,7 @@ def test_reference_config_is_valid() -> None:
     assert sprint.net_arch == cfg.net_arch and "sprinter" in sprint.eval_bots
     # its variant with reverse tables: the same start, prior, kickstarting and seed
     rev = load_config(root / "training/configs/reverse_stage.toml")
-    assert rev.p_bot_seat > 0 == sprint.p_bot_seat and rev.run_dir != sprint.run_dir
+    assert rev.p_bot_seat > 0 and sprint.p_bot_seat == 0 and rev.run_dir != sprint.run_dir
     same = ("init_policy", "prior", "prior_weight", "kickstart_players", "seed", "total_steps")
     assert all(getattr(rev, k) == getattr(sprint, k) for k in same)
     assert rev.player_weights[-1] > sprint.player_weights[-1]  # more 5-player games
