@@ -195,11 +195,7 @@ def _model_class():
             play over this network's prior unless `new_prior` is set (the weights then play
             over this network's prior from now on)."""
             layers = [m for m in self.pi_rest if isinstance(m, nn.Linear)]
-            if len(policy.weights) != len(layers) + 2 or policy.weights[0].shape[0] != self.h0:
-                raise ValueError(
-                    f"the policy's layers {[w.shape for w in policy.weights]} do not fit this "
-                    f"network (net_arch starting {self.h0}, {len(layers) + 1} hidden layers)"
-                )
+            self._check_fits("layers", policy.weights, layers)
             if policy.activation != self.activation:
                 raise ValueError(
                     f"the policy uses {policy.activation}, this network {self.activation}"
@@ -226,13 +222,7 @@ def _model_class():
                 if not policy.has_value:
                     raise ValueError("the policy has no critic (value weights) to start from")
                 vlayers = [m for m in self.vf_rest if isinstance(m, nn.Linear)]
-                if len(policy.value_weights) != len(vlayers) + 2 or (
-                    policy.value_weights[0].shape[0] != self.h0
-                ):
-                    raise ValueError(
-                        f"the policy's critic layers {[w.shape for w in policy.value_weights]} "
-                        f"do not fit this network"
-                    )
+                self._check_fits("critic layers", policy.value_weights, vlayers)
                 self._set_half(
                     slice(self.h0, 2 * self.h0),
                     self.vf_bias,
@@ -240,6 +230,14 @@ def _model_class():
                     self.value_net,
                     policy.value_weights,
                     policy.value_biases,
+                )
+
+        def _check_fits(self, what: str, weights: list, layers: list) -> None:
+            """Dense weights fit one network: the first layer's width and the hidden layers."""
+            if len(weights) != len(layers) + 2 or weights[0].shape[0] != self.h0:
+                raise ValueError(
+                    f"the policy's {what} {[w.shape for w in weights]} do not fit this "
+                    f"network (net_arch starting {self.h0}, {len(layers) + 1} hidden layers)"
                 )
 
         def _set_half(self, half, bias, layers, head, weights, biases) -> None:
