@@ -541,6 +541,9 @@ class Rollout:
                 z[~mask_arr] = -np.inf
                 acts = z.argmax(axis=1)
                 lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
+                # the teacher's choice is the prior's when they are the same bot
+                same = prior is not None and cfg.kickstart_teacher == cfg.prior
+                kp = cfg.kickstart_players
                 for i, g in enumerate(learner):
                     s = g.state
                     a = int(acts[i])
@@ -553,15 +556,13 @@ class Rollout:
                     if prior is not None:
                         tr.prior.append(prior[i])
                     if self.teaching:
-                        same = prior is not None and self.cfg.kickstart_teacher == self.cfg.prior
-                        kp = self.cfg.kickstart_players
-                        tr.teacher.append(
-                            -1  # a count the teacher does not teach
-                            if kp and s.n not in kp
-                            else prior[i]
-                            if same
-                            else int(self.teacher.act(views[i], legals[i]))
-                        )
+                        if kp and s.n not in kp:
+                            choice = -1  # a count the teacher does not teach
+                        elif same:
+                            choice = prior[i]
+                        else:
+                            choice = int(self.teacher.act(views[i], legals[i]))
+                        tr.teacher.append(choice)
                     if cfg.shaping:
                         tr.phis.append(potential(s, s.cur))
                     s.apply_action(a)
