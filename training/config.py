@@ -257,13 +257,10 @@ class TrainConfig:
                 not isinstance(x, str) or not x.strip() for x in specs
             ):
                 raise bad(name, 'use a list of player specs, e.g. ["greedy", "planner"]')
-        if not self.bots and self.p_bots_min > 0:
-            raise bad("bots", "list at least one bot when p_bots_min > 0")
-        if not self.bots and self.p_bot_table > 0:
-            raise bad("bots", "list at least one bot when p_bot_table > 0")
+        for name in ("p_bots_min", "p_bot_table", "p_bot_seat"):
+            if not self.bots and getattr(self, name) > 0:
+                raise bad("bots", f"list at least one bot when {name} > 0")
         if self.p_bot_seat > 0:
-            if not self.bots:
-                raise bad("bots", "list at least one bot when p_bot_seat > 0")
             if self.mode != "all_seat":
                 raise bad("p_bot_seat", 'n-1 learner seats need the lab trainer, mode = "all_seat"')
             if self.p_bot_table + self.p_bot_seat > 1:
