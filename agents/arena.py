@@ -23,11 +23,13 @@ arrives with ``"action": None``.
 Schedule (:class:`Schedule`). The entrants are exactly ``num_players`` specs. Seatings are the
 distinct cyclic rotations of the entrants over the seats (or, with ``all_seatings``, all
 distinct permutations). Paired deals: deal ``d`` has one deal seed derived from the tournament
-seed, and every seating plays that same deal seed, so card luck cancels between entrants.
+seed and the schedule's deal set (``deals``: ``"validation"``, the default, for choosing, or
+``"test"`` for reporting; :mod:`agents.deals`), and every seating plays that same deal seed, so
+card luck cancels between entrants.
 Game ``g`` is deal ``g // S``, seating ``g % S`` (``S`` seatings). The requested number of games
 is rounded up to a multiple of ``S``.
 
-Log. The first line is ``{"type": "header", ...}`` (entrants, num_players, seed, config,
+Log. The first line is ``{"type": "header", ...}`` (entrants, num_players, seed, deals, config,
 seatings); then one row per game, written in game order and flushed as games finish. The log
 is append-only: written rows are never rewritten. Resuming (:func:`load_for_resume`) accepts
 only a log whose first line is this tournament's header and whose line ``k + 2`` holds game
@@ -40,7 +42,6 @@ other callers that keep the rows themselves); the ``lastwill arena`` command alw
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import json
 import os
@@ -65,6 +66,8 @@ from lastwill_env.engine import (
 from lastwill_env.engine.actions import KEEP
 
 from .base import BaseAgent
+from .deals import VALIDATION, check_deals, derive_seed
+from .deals import deal_seed as deal_seed_of
 from .registry import (
     PlayerSpecError,
     WorkerSetup,
@@ -77,7 +80,7 @@ LOG_VERSION = 1
 # A runaway guard far above the engine's declared bound: a game past it becomes an error row.
 DECISION_LIMIT = 10 * MAX_DECISIONS_PER_GAME
 # Header keys that must match for --resume (the number of games may grow).
-HEADER_KEYS = ("version", "entrants", "num_players", "seed", "config", "all_seatings")
+HEADER_KEYS = ("version", "entrants", "num_players", "seed", "deals", "config", "all_seatings")
 
 
 class ArenaError(Exception):
@@ -86,12 +89,6 @@ class ArenaError(Exception):
 
 # ---------------------------------------------------------------------------------------------
 # One game
-
-
-def derive_seed(seed: int, *parts: Any) -> int:
-    """A stable 53-bit seed from a tournament seed and labels (JSON-safe, platform-free)."""
-    text = ":".join(str(p) for p in (seed, *parts)).encode()
-    return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big") & ((1 << 53) - 1)
 
 
 KEEP_ACTIONS = frozenset(KEEP.values())
@@ -267,8 +264,13 @@ class Schedule:
     config: GameConfig
     seed: int = 0
     all_seatings: bool = False
+    deals: str = VALIDATION  # the deal set (agents.deals): "validation" or "test"
 
     def __post_init__(self) -> None:
+        try:
+            check_deals(self.deals)
+        except ValueError as e:
+            raise ArenaError(str(e)) from None
         n = self.config.num_players
         if len(self.entrants) != n:
             raise ArenaError(
@@ -295,7 +297,7 @@ class Schedule:
         return max(1, -(-requested // s)) * s
 
     def deal_seed(self, deal: int) -> int:
-        return derive_seed(self.seed, "deal", deal)
+        return deal_seed_of(self.seed, self.deals, deal)
 
     def task(self, game: int, seatings: list[tuple[str, ...]] | None = None) -> GameTask:
         seatings = seatings or self.seatings
@@ -308,7 +310,9 @@ class Schedule:
             seating_index=si,
             seating=seatings[si],
             config=self.config.to_dict(),
-            agent_seeds=tuple(derive_seed(self.seed, "agent", game, seat) for seat in range(n)),
+            agent_seeds=tuple(
+                derive_seed(self.seed, self.deals, "agent", game, seat) for seat in range(n)
+            ),
         )
 
     def tasks(self, games: int) -> list[GameTask]:
@@ -322,6 +326,7 @@ class Schedule:
             "entrants": list(self.entrants),
             "num_players": self.config.num_players,
             "seed": self.seed,
+            "deals": self.deals,
             "config": self.config.to_dict(),
             "all_seatings": self.all_seatings,
             "seatings": [list(s) for s in self.seatings],
@@ -669,6 +674,7 @@ def run_tournament(
     use_ray: bool = False,
     ray_address: str | None = None,
     all_seatings: bool = False,
+    deals: str = VALIDATION,
     on_start: Callable[[int, int], None] | None = None,
     on_game: Callable[[dict[str, Any]], None] | None = None,
     on_note: Callable[[str], None] | None = None,
@@ -690,7 +696,7 @@ def run_tournament(
         raise ArenaError(f"--workers must be at least 1, got {workers}")
     if out is None and resume:
         raise ArenaError("resume needs the log to continue: pass out=PATH (--out PATH)")
-    sched = Schedule(tuple(entrants), config, seed, all_seatings)
+    sched = Schedule(tuple(entrants), config, seed, all_seatings, deals)
     if use_ray:
         _import_ray()
     send = "ray" if use_ray else "pool" if workers > 1 else None

@@ -17,6 +17,7 @@ from typing import Annotated, NoReturn
 import typer
 from typer.core import TyperCommand
 
+from .deals import DealsError, check_deals, describe
 from .registry import legend
 
 app = typer.Typer(
@@ -138,6 +139,14 @@ def arena(
         ),
     ] = 100,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Tournament seed.")] = 0,
+    deals: Annotated[
+        str,
+        typer.Option(
+            "--deals",
+            help="Deal set: validation (for screening and tuning) or test (for reported "
+            "figures; never choose on it). See docs/RESULTS.md.",
+        ),
+    ] = "validation",
     all_seatings: Annotated[
         bool,
         typer.Option(
@@ -227,7 +236,11 @@ def arena(
             )
     except DestinationError as e:
         fail(str(e))
-    sched = ar.Schedule(tuple(entrants), config, seed, all_seatings)
+    try:
+        check_deals(deals)
+    except DealsError as e:
+        fail(f"--deals: {e}")
+    sched = ar.Schedule(tuple(entrants), config, seed, all_seatings, deals)
     total = sched.num_games(games)
     if total != games:
         s = len(sched.seatings)
@@ -288,6 +301,7 @@ def arena(
             use_ray=use_ray,
             ray_address=ray_address,
             all_seatings=all_seatings,
+            deals=deals,
             on_start=on_start,
             on_game=on_game,
             on_note=lambda text: note(f"note: {text}"),
@@ -317,7 +331,7 @@ def arena(
         note(f"plot: {plot}")
     note(
         f"log: {result.out} ({len(result.rows)} games, {result.played} played now, "
-        f"{result.errors} errors, {result.elapsed:.1f}s)"
+        f"{result.errors} errors, {result.elapsed:.1f}s, {describe(deals, seed)})"
     )
 
 
@@ -499,6 +513,14 @@ def eval_cmd(
         ),
     ] = None,
     seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals.")] = 0,
+    deals: Annotated[
+        str,
+        typer.Option(
+            "--deals",
+            help="Deal set: test (for reported figures) or validation (for choosing among "
+            "players). See docs/RESULTS.md.",
+        ),
+    ] = "test",
     anchor: Annotated[
         str | None,
         typer.Option(
@@ -563,6 +585,7 @@ def eval_cmd(
                 num_players=counts,
                 games=games,
                 seed=seed,
+                deals=deals,
                 mixed=mixed,
                 anchor=anchor,
                 workers=workers,
@@ -582,7 +605,8 @@ def eval_cmd(
         _print_eval(result)
     note(
         f"log: {result.out} ({len(result.rows)} games, "
-        f"{sum(1 for r in result.rows if r.get('error'))} errors, {result.elapsed:.1f}s)"
+        f"{sum(1 for r in result.rows if r.get('error'))} errors, {result.elapsed:.1f}s, "
+        f"{describe(result.deals, result.seed)})"
     )
 
 
@@ -623,7 +647,7 @@ def _print_eval(result) -> None:
     anchor = display_name(result.anchor) if result.anchor else None
     t = Table(
         title=f"{display_name(result.spec)} against the panel: {len(result.rows)} games, "
-        f"paired deals, seats rotated",
+        f"paired {describe(result.deals, result.seed)}, seats rotated",
         caption=(
             f"rating: OpenSkill ordinal over all games at that player count, {anchor} = 0"
             if anchor

@@ -5,7 +5,9 @@ each panel bot (table ``vs_<bot>``) and at one mixed table with ``n - 1`` differ
 (table ``mixed``; with an ``anchor`` that is not a panel bot, the mixed table's last seat is the
 anchor, so the ratings can be pinned to it). Every table is an arena schedule
 (:class:`agents.arena.Schedule`): seats rotated and **paired deals**, and every table at a
-count uses the same deal seeds, so card luck cancels across seatings and across tables.
+count uses the same deal seeds, so card luck cancels across seatings and across tables. The
+deals are test deals unless told otherwise (:mod:`agents.deals`): `lastwill eval` reports, and
+only training's evaluations, which choose ``best.*``, play validation deals.
 
 Per table: games, wins, the win rate with its Wilson 95% interval beside the chance rate 1/n,
 and the mean rank of the player (:func:`agents.stats.summarize`). Per count: OpenSkill
@@ -32,6 +34,7 @@ from typing import Any
 from lastwill_env.engine import GameConfig
 
 from .arena import GameTask, Schedule, run_task, run_tasks
+from .deals import TEST, check_deals, describe
 from .registry import display_name, make_agent
 from .safeio import DestinationError, check_destination, open_atomic
 from .stats import openskill_ratings, summarize
@@ -95,6 +98,7 @@ class Evaluation:
     seed: int
     anchor: str | None
     elapsed: float = 0.0
+    deals: str = TEST  # the deal set (agents.deals) every table played
     out: Path | None = None
     ratings: dict[int, dict[str, Any]] = field(default_factory=dict)  # per player count
 
@@ -143,6 +147,8 @@ class Evaluation:
             "spec": self.spec,
             "name": display_name(self.spec),
             "seed": self.seed,
+            "deals": self.deals,
+            "deal_set": describe(self.deals, self.seed),
             "anchor": self.anchor,
             "games": len(self.rows),
             "errors": sum(1 for r in self.rows if r.get("error") is not None),
@@ -172,6 +178,7 @@ def play_tables(
     games: int,
     *,
     seed: int = 0,
+    deals: str = TEST,
     workers: int = 1,
     starting_money: int | str = 70,
     board_spaces: int = 5,
@@ -179,8 +186,13 @@ def play_tables(
     on_game: Callable[[dict[str, Any]], None] | None = None,
 ) -> list[dict[str, Any]]:
     """Play ``games`` per table (rounded up to whole seat rotations) on the arena schedule of
-    each table, every table with the same ``seed`` (paired deals); rows in table order, each
-    tagged with ``table``."""
+    each table, every table with the same ``seed`` and deal set ``deals`` (paired deals; test
+    deals unless told otherwise, :mod:`agents.deals`); rows in table order, each tagged with
+    ``table``."""
+    try:
+        check_deals(deals)
+    except ValueError as e:
+        raise EvalError(str(e)) from None
     if games < 1:
         raise EvalError(f"games must be at least 1 per table, got {games}")
     if workers < 1:
@@ -192,7 +204,7 @@ def play_tables(
             starting_money=starting_money,
             board_spaces=board_spaces,
         )
-        sched = Schedule(table.entrants, config, seed)
+        sched = Schedule(table.entrants, config, seed, deals=deals)
         tasks += [(table, t) for t in sched.tasks(games)]
     if on_start is not None:
         on_start(len(tasks))
@@ -212,6 +224,7 @@ def evaluate(
     num_players: Iterable[int] = (4,),
     games: int = 400,
     seed: int = 0,
+    deals: str = TEST,
     mixed: bool = True,
     anchor: str | None = None,
     workers: int = 1,
@@ -222,7 +235,9 @@ def evaluate(
     on_game: Callable[[dict[str, Any]], None] | None = None,
 ) -> Evaluation:
     """Play the evaluation of ``spec`` (module docstring); ``games`` per table, rounded up to
-    whole seat rotations. ``anchor`` defaults to the first panel bot. ``out`` (a new file) gets
+    whole seat rotations, on the deal set ``deals`` (test deals by default: an evaluation
+    reports; training's evaluations choose, and pass validation deals). ``anchor`` defaults to
+    the first panel bot. ``out`` (a new file) gets
     the games as JSONL; ``on_start(total_games)`` and ``on_game(row)`` report progress.
 
     The player must differ from every panel bot and the anchor (give it a display name,
@@ -249,13 +264,14 @@ def evaluate(
         tables,
         games,
         seed=seed,
+        deals=deals,
         workers=workers,
         starting_money=starting_money,
         board_spaces=board_spaces,
         on_start=on_start,
         on_game=on_game,
     )
-    result = Evaluation(spec, tables, rows, seed, anchor, time.perf_counter() - t0)
+    result = Evaluation(spec, tables, rows, seed, anchor, time.perf_counter() - t0, deals)
     for n in dict.fromkeys(t.num_players for t in tables):
         result.ratings[n] = openskill_ratings(
             [r for r in rows if r["num_players"] == n], anchor=anchor
@@ -273,6 +289,7 @@ def _write_log(path: Path, result: Evaluation, games: int, panel: list[str]) -> 
         "spec": result.spec,
         "panel": panel,
         "seed": result.seed,
+        "deals": result.deals,
         "anchor": result.anchor,
         "games_per_table": games,
         "tables": [

@@ -12,7 +12,8 @@ bot of `--bots` (`--bots` defaults to `agents.evaluate.PANEL`). Then one mixed t
 (the first `players` of them) and each `--mixed` table. `--only-extra` keeps the tables of the
 `--extra` entrants (and the `--mixed` ones). Prints one line per table: the first entrant's win
 rate, Wilson interval, mean rank (with `--json`, one JSON object per table); `--ratings` adds
-OpenSkill Plackett-Luce ratings over the mixed tables' games.
+OpenSkill Plackett-Luce ratings over the mixed tables' games. The ladder is a reported figure, so
+it plays test deals (`agents.deals`) unless `--deals validation` is given.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from agents.deals import deals_of  # noqa: E402
 from agents.evaluate import PANEL, Table, evaluate, play_tables  # noqa: E402
 from agents.stats import openskill_ratings, summarize  # noqa: E402
 
@@ -51,6 +53,7 @@ def head_entry(entrants: tuple[str, ...], rows: list[dict]) -> dict:
         "chance": head["chance"],
         "mean_rank": head["mean_rank"],
         "errors": sum(1 for r in rows if r.get("error") is not None),
+        "deals": deals_of(rows[0]["deal_seed"]) if rows else None,
         "all": {k: (v["win_rate"], v["ci_lo"], v["ci_hi"], v["mean_rank"]) for k, v in out.items()},
     }
 
@@ -61,6 +64,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", type=int, default=4, choices=range(2, 6))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--deals", default="test", choices=("test", "validation"))
     ap.add_argument("--bots", default=",".join(PANEL))
     ap.add_argument("--extra", action="append", default=[], help="more entrants (e.g. ppo:PATH)")
     ap.add_argument("--skip-random", action="store_true", help="no tables against random")
@@ -91,6 +95,7 @@ def main(argv: list[str] | None = None) -> int:
             num_players=[n],
             games=args.games,
             seed=args.seed,
+            deals=args.deals,
             mixed=False,
             workers=args.workers,
         )
@@ -98,7 +103,13 @@ def main(argv: list[str] | None = None) -> int:
             emit(head_entry(table.entrants, result.table_rows(table)), mixed=False)
     mixed_rows: list[dict] = []
     for t in mixed_tables:
-        rows = play_tables([Table("mixed", n, t)], args.games, seed=args.seed, workers=args.workers)
+        rows = play_tables(
+            [Table("mixed", n, t)],
+            args.games,
+            seed=args.seed,
+            deals=args.deals,
+            workers=args.workers,
+        )
         mixed_rows += rows
         for spec in dict.fromkeys(t):  # one line per entrant of a mixed table
             emit(head_entry((spec, *[x for x in t if x != spec]), rows), mixed=True)

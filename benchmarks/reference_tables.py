@@ -9,10 +9,12 @@ At each player count n and for each bot of the panel, two tables on the arena's 
 
 Each line gives the first entrant's wins, win rate, Wilson 95% interval and chance, and whether
 the interval clears chance in the wanted direction. `--json` prints one JSON object; `--markdown`
-the README table. The games go to `--out` as JSONL (a new file).
+the table of docs/RESULTS.md. The games go to `--out` as JSONL (a new file). The tables are
+reported figures, so they play test deals (`agents.deals`), never the validation deals that
+training and screening chose on; `--deals validation` is there for screening only.
 
     python benchmarks/reference_tables.py --policy ppo:agents/policies/reference.npz \\
-        --players 2,3,4,5 --games 1000 --workers 2 --seed 202 --out runs/eval/ref_tables.jsonl
+        --players 2,3,4,5 --games 1000 --workers 2 --seed 2026 --out runs/eval/ref_tables.jsonl
 """
 
 from __future__ import annotations
@@ -104,7 +106,8 @@ def main() -> int:
     ap.add_argument("--panel", default=",".join(PANEL), help="comma-separated bot specs")
     ap.add_argument("--players", default="2,3,4,5", help="player counts, e.g. 2,3,4,5")
     ap.add_argument("--games", type=int, default=1000, help="games per table")
-    ap.add_argument("--seed", type=int, default=202)
+    ap.add_argument("--seed", type=int, default=2026)
+    ap.add_argument("--deals", default="test", choices=("test", "validation"))
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--no-reverse", action="store_true", help="only the policy-alone tables")
     ap.add_argument("--out", help="JSONL log of the games (a new file)")
@@ -161,6 +164,7 @@ def main() -> int:
             ts,
             args.games,
             seed=args.seed,
+            deals=args.deals,
             workers=args.workers,
             on_game=(lambda r: log.write(json.dumps(r) + "\n")) if log else None,
         )
@@ -171,6 +175,7 @@ def main() -> int:
     result = {
         "policy": args.policy,
         "seed": args.seed,
+        "deals": args.deals,
         "games_per_table": args.games,
         "seconds": round(time.perf_counter() - t0, 1),
         "tables": lines,

@@ -44,6 +44,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents.deals import VALIDATION, for_choosing
 from agents.policy import CheckpointError, NumpyPolicy
 from agents.safeio import write_json
 from agents.stats import openskill_ratings
@@ -64,6 +65,7 @@ from .rundir import (
     resume_config,
     write_state,
 )
+from .runlock import run_lock
 
 __all__ = ["TrainError", "eval_scalars", "evaluate", "resume_config", "train"]
 
@@ -74,6 +76,7 @@ def evaluate(
     step: int,
     out: Path | None = None,
     progress: TrainProgress | None = None,
+    deals: str = VALIDATION,
 ) -> dict[str, Any]:
     """The panel evaluation of a checkpoint (`agents.evaluate`) at each count of
     `eval_num_players`: the learner vs `n-1` copies of each bot, plus a mixed table with
@@ -83,8 +86,11 @@ def evaluate(
     `mean_win_rate` is the first count's; `score` is the mean win rate over chance
     (n x win rate) across every table, which picks `best.*`; `openskill_ordinal` is over all
     the games. `out` (the games as JSONL) is replaced when it exists: a re-evaluation at the
-    same step after a resume."""
+    same step after a resume. It chooses `best.*`, so it plays validation deals
+    (`agents.deals`); test deals are refused."""
     from agents.evaluate import evaluate as evaluate_panel
+
+    for_choosing(deals, "training's evaluation")
 
     counts = cfg.eval_counts()
     me = f"ppo:{checkpoint}"
@@ -103,6 +109,7 @@ def evaluate(
         num_players=counts,
         games=cfg.eval_games,
         seed=cfg.seed + 17,
+        deals=deals,
         anchor="random",
         workers=cfg.eval_workers,
         out=out,
@@ -300,11 +307,25 @@ def train(
     """Run a new training run, or with `resume` continue the one in `cfg.run_dir` (build `cfg`
     with `resume_config`); returns the final state dict. The run directory and, on resume,
     its state, pool and checkpoint are checked before anything starts; `notify` gets notes
-    (a repaired `best.*`), printed to stderr by default."""
-    if cfg.mode == "all_seat":
-        from .allseat_train import train_all_seat
+    (a repaired `best.*`, a stale lock taken over), printed to stderr by default. The run
+    directory is locked for the run (`training.runlock`): a second trainer on it is refused."""
+    run = Path(cfg.run_dir)
+    if resume:
+        load_state(run)  # nothing to resume: refused before the directory is locked
+    else:
+        check_new_run(run)
+    with run_lock(run, notify):  # the checks are made again under the lock
+        if cfg.mode == "all_seat":
+            from .allseat_train import train_all_seat
 
-        return train_all_seat(cfg, resume, notify)
+            return train_all_seat(cfg, resume, notify)
+        return _train_single_seat(cfg, resume, notify)
+
+
+def _train_single_seat(
+    cfg: TrainConfig, resume: bool, notify: Callable[[str], None] | None
+) -> dict[str, Any]:
+    """The single-seat SB3 run of `train` (the run directory is locked by the caller)."""
     run = Path(cfg.run_dir)
     say = notify or (lambda text: print(text, file=sys.stderr))
     if resume:
