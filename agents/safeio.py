@@ -14,6 +14,11 @@ Three habits, used by `lastwill play`, `lastwill arena` and `lastwill train`:
   flush and fsync it, then rename it into place (``os.replace``). With ``overwrite=False`` the
   rename refuses an existing file (a hard link, which fails if the name exists), so a file that
   appeared meanwhile is never replaced. A reader sees the old file or the new one, never a part.
+- **Leave nothing behind.** A temporary name is ``.STEM.tmp-PID-XXXXXX.SUFFIX`` beside its
+  destination (:func:`temp_path`; PID is the writing process). A write that is killed leaves
+  that file; :func:`remove_leftover_temps` (called when a run, or the log of an arena or an
+  evaluation, starts again) removes the ones whose writer is no longer running, and only names
+  of that form.
 - **Bundles change together.** A checkpoint is several files (``NAME.zip``, ``NAME.npz``) and a
   JSON sidecar ``NAME.json``. :func:`write_bundle` writes the companions first and the sidecar
   last; the sidecar records each companion's size and sha256 under ``"files"``, and
@@ -27,7 +32,9 @@ import contextlib
 import hashlib
 import json
 import os
+import re
 import secrets
+import stat
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping
@@ -133,6 +140,68 @@ def check_directory(path: str | os.PathLike, what: str = "run directory") -> Pat
 def temp_path(path: Path) -> Path:
     """A fresh hidden name beside `path`, keeping its suffix (np.savez and SB3 add theirs)."""
     return path.with_name(f".{path.stem}.tmp-{os.getpid()}-{secrets.token_hex(3)}{path.suffix}")
+
+
+# what temp_path makes: "." + stem + ".tmp-" + writer PID + "-" + 6 hex digits + suffix
+_TEMP_NAME = re.compile(r"\.(?P<stem>.+)\.tmp-(?P<pid>[0-9]+)-[0-9a-f]{6}(?P<suffix>\.[^.]*)?")
+
+
+def temp_owner(name: str) -> tuple[str, int, str] | None:
+    """``(stem, writer PID, suffix)`` of a file name made by :func:`temp_path`, else None."""
+    m = _TEMP_NAME.fullmatch(name)
+    if m is None:
+        return None
+    return m["stem"], int(m["pid"]), m["suffix"] or ""
+
+
+def pid_alive(pid: int) -> bool:
+    """True unless process `pid` is known to have ended (asked of the system; where it cannot
+    be asked, a process counts as running)."""
+    if pid <= 0 or os.name != "posix":
+        return pid > 0
+    try:
+        os.kill(pid, 0)  # signal 0: only asks whether the process exists
+    except ProcessLookupError:
+        return False
+    except OSError:  # PermissionError: it exists, owned by someone else
+        return True
+    return True
+
+
+def remove_leftover_temps(
+    directory: str | os.PathLike,
+    *,
+    of: str | os.PathLike | None = None,
+    recursive: bool = False,
+) -> list[Path]:
+    """Remove the temporary files that interrupted writes left in `directory` (and, with
+    `recursive`, its subdirectories); return their paths.
+
+    Only regular files whose name :func:`temp_path` makes are removed, and only when the
+    process that wrote them (the PID in the name) is not this one and is no longer running:
+    another writer's temporary file in progress is left alone. With `of`, only the temporary
+    files of that destination (same directory, stem and suffix) are considered."""
+    directory = Path(directory)
+    want = None if of is None else (Path(of).stem, Path(of).suffix)
+    if not directory.is_dir():
+        return []
+    walk = os.walk(directory) if recursive else [(str(directory), [], os.listdir(directory))]
+    removed = []
+    for root, _dirs, names in walk:
+        for name in names:
+            owner = temp_owner(name)
+            if owner is None or (want is not None and (owner[0], owner[2]) != want):
+                continue
+            if owner[1] == os.getpid() or pid_alive(owner[1]):
+                continue
+            path = Path(root) / name
+            try:
+                if stat.S_ISREG(os.lstat(path).st_mode):
+                    path.unlink()
+                    removed.append(path)
+            except OSError:
+                continue  # gone meanwhile, or not ours to remove
+    return removed
 
 
 def fsync_dir(d: Path) -> None:

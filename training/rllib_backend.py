@@ -51,6 +51,8 @@ import numpy as np
 from agents.policy import CheckpointError, NumpyPolicy, save_policy
 
 from .config import TrainConfig, TrainConfigError
+from .rundir import TrainError
+from .runlock import run_lock
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -348,16 +350,27 @@ def export_policy(algo: Any, path: Path, cfg: TrainConfig, step: int, kind: str)
 
 
 def train_rllib(cfg: TrainConfig, settings: RLlibSettings) -> dict[str, Any]:
-    """Run RLlib PPO self-play for `cfg.total_steps` env steps; returns the final state."""
+    """Run RLlib PPO self-play for `cfg.total_steps` env steps; returns the final state. The
+    run directory is locked for the run (`training.runlock`)."""
     check_supported(cfg)
     run = Path(cfg.run_dir)
-    state_file = run / "state.json"
-    if state_file.exists():
+    _refuse_a_run(run)
+    with run_lock(run, lambda text: print(text, file=sys.stderr)):
+        _refuse_a_run(run)  # again, under the lock
+        return _train_rllib(cfg, settings, run)
+
+
+def _refuse_a_run(run: Path) -> None:
+    if (run / "state.json").exists():
         raise RLlibBackendError(
             f"{run} already holds a run (state.json); choose another --run-dir "
             f"(the rllib backend does not resume runs)"
         )
-    run.mkdir(parents=True, exist_ok=True)
+
+
+def _train_rllib(cfg: TrainConfig, settings: RLlibSettings, run: Path) -> dict[str, Any]:
+    """The run of `train_rllib` in the locked directory `run`."""
+    state_file = run / "state.json"
     settings_dict = asdict(settings)
     _atomic_json(run / "config.json", {**cfg.to_dict(), "backend": "rllib", "rllib": settings_dict})
     state: dict[str, Any] = {
@@ -491,7 +504,7 @@ def run_cli(
             config, overrides, {"ray_address": ray_address, "env_runners": env_runners}
         )
         state = train_rllib(cfg, settings)
-    except (TrainConfigError, RLlibBackendError, CheckpointError) as e:
+    except (TrainConfigError, RLlibBackendError, CheckpointError, TrainError) as e:
         fail(str(e))
     run = Path(cfg.run_dir)
     note(
