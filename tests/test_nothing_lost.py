@@ -167,3 +167,95 @@ def test_a_run_start_removes_the_temps_of_killed_writes(tmp_path: Path):
         f"note: removed 1 temporary file(s) left by interrupted writes in {run}: "
         f"checkpoints/.step_100.tmp-{dead}-a1b2c3.npz"
     ]
+
+
+# ---------------------------------------------------------------------------------------------
+# lastwill exploit --resume
+
+SMALL = {
+    "n_games": 4,
+    "n_steps": 100,
+    "n_envs": 1,
+    "batch_size": 64,
+    "n_epochs": 1,
+    "torch_threads": 1,
+    "net_arch": [16],
+}
+
+
+def _exploit(run: Path, **kw):
+    from training.exploit import exploit
+
+    return exploit(
+        "greedy",
+        2,
+        400,
+        run,
+        eval_games=2,
+        train_eval_games=2,
+        panel=[],
+        progress=False,
+        overrides=SMALL,
+        **kw,
+    )
+
+
+def test_a_killed_exploit_resumes_from_its_last_checkpoint(tmp_path: Path, monkeypatch):
+    pytest.importorskip("torch")
+    from training.allseat import Rollout
+    from training.exploit import ExploitError
+
+    run = tmp_path / "br"
+    collect = Rollout.collect
+    calls = []
+
+    def killed_at_the_third(self, *args, **kwargs):
+        calls.append(1)
+        if len(calls) == 3:
+            raise KeyboardInterrupt  # the run is stopped during its third rollout
+        return collect(self, *args, **kwargs)
+
+    monkeypatch.setattr(Rollout, "collect", killed_at_the_third)
+    with pytest.raises(KeyboardInterrupt):
+        _exploit(run)
+    state = json.loads((run / "state.json").read_text())
+    done = state["step"]
+    assert 0 < done < 400 and (run / state["checkpoint"]).exists()
+    assert not (run / "exploit.json").exists() and not (run / "trainer.lock").exists()
+    with pytest.raises(ExploitError, match="pass --resume to continue it"):
+        _exploit(run)
+    with pytest.raises(ExploitError, match="nothing to resume"):
+        _exploit(tmp_path / "fresh", resume=True)
+    from training.rundir import TrainError
+
+    with pytest.raises(TrainError, match="eval_games"):  # a setting that differs
+        from training.exploit import exploit
+
+        exploit(
+            "greedy",
+            2,
+            400,
+            run,
+            eval_games=2,
+            train_eval_games=3,
+            panel=[],
+            progress=False,
+            overrides=SMALL,
+            resume=True,
+        )
+    checkpoint = (run / state["checkpoint"]).stat().st_ino
+    calls.clear()
+    rep = _exploit(run, resume=True)
+    # it went on from the checkpoint (kept, not written again) to the end of its budget
+    assert rep["train_state"]["step"] >= 400 and calls
+    assert (run / state["checkpoint"]).stat().st_ino == checkpoint
+    assert json.loads((run / "exploit.json").read_text()) == json.loads(json.dumps(rep))
+    with pytest.raises(ExploitError, match="finished exploit"):
+        _exploit(run, resume=True)
+
+
+def test_exploit_resume_needs_a_run_directory():
+    from training.cli import app
+
+    res = runner.invoke(app, ["exploit", "--target", "greedy", "--resume"])
+    assert res.exit_code == 2 and "--resume needs --run-dir" in res.output

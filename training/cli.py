@@ -302,7 +302,8 @@ app.command("train", help=TRAIN_HELP, context_settings={"max_content_width": 110
         "seat (all-seat trainer), starting from the target's own weights when it is a policy. "
         "Ends with the best response's win rate against the target on fresh paired deals "
         "(Wilson 95% beside chance 1/N) and the cheap bound: each panel bot as one seat "
-        "against N-1 copies of the target. Writes RUN_DIR/exploit.json and TensorBoard logs."
+        "against N-1 copies of the target. Writes RUN_DIR/exploit.json and TensorBoard logs; "
+        "--resume continues an interrupted exploit from its last checkpoint."
     ),
 )
 def exploit_cmd(
@@ -338,6 +339,14 @@ def exploit_cmd(
         ),
     ] = 1,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="continue the interrupted exploit in --run-dir from its last checkpoint "
+            "(give the same options as the first run)",
+        ),
+    ] = False,
 ) -> None:
     import time
 
@@ -354,6 +363,8 @@ def exploit_cmd(
         bots = [b.strip() for b in panel.split(",") if b.strip()]
         if not bots:
             fail(f"--panel={panel!r} names no player; give player specs, or 'none'")
+    if resume and run_dir is None:
+        fail("--resume needs --run-dir (the exploit to continue)")
     run = run_dir or f"runs/exploit/{time.strftime('%Y%m%d-%H%M%S')}"
     try:
         rep = exploit(
@@ -369,6 +380,7 @@ def exploit_cmd(
             prior=prior,
             prior_weight=prior_weight,
             overrides={"torch_threads": torch_threads},
+            resume=resume,
         )
     except (ExploitError, TrainConfigError, TrainError) as e:
         fail(str(e))
