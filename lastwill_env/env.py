@@ -92,7 +92,11 @@ Illegal actions: ``illegal_action="raise"`` (default) raises ``IllegalActionErro
 action and the legal ones; the state is unchanged. ``illegal_action="penalize"`` ends the game
 at once: the offender gets ``illegal_penalty`` (default −1.0), the others 0, every agent is
 terminated and ``infos[offender]["illegal_action"]`` holds the action. An illegal action is
-never silently replaced.
+never silently replaced. An action is a Python or numpy integer: anything else (a bool, a float
+such as ``3.0``, a numpy bool or float) raises ``IllegalActionError`` naming its type in either
+mode. ``illegal_penalty`` must be a finite number. ``step()`` before ``reset()`` raises
+``RuntimeError``; ``observe``, ``observation_space`` and ``action_space`` of a name that is not
+an agent of the game raise ``ValueError`` naming the agents.
 
 Options: ``num_players`` 2–5 (default 4), ``render_mode`` ``None | "ansi" | "human"``,
 ``reward``, ``illegal_action``, ``illegal_penalty`` and the game options of docs/RULES.md §9
@@ -149,9 +153,9 @@ from .engine import (
     make_config,
     new_game,
 )
-from .engine.config import ConfigError
-from .engine.game import GAME_OVER, as_legal
+from .engine.game import GAME_OVER, action_int, as_legal
 from .engine.text import render_seat
+from .options import check_choice, check_finite
 
 ENV_NAME = "lastwill_v1"
 ENV_VERSION = 1
@@ -159,12 +163,6 @@ ILLEGAL_MODES = ("raise", "penalize")
 _CARDS = CATALOGUE.cards
 
 __all__ = ["env", "raw_env", "ENV_NAME", "ENV_VERSION", "terminal_rewards", "describe_action"]
-
-
-def _check_choice(name: str, value: Any, allowed: tuple[str, ...]) -> str:
-    if value not in allowed:
-        raise ConfigError(f"{name}={value!r} is not allowed; choose one of {allowed}")
-    return value
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -198,16 +196,11 @@ class raw_env(AECEnv, EzPickle):
         super().__init__()
         self.config = make_config(num_players, **game_options)
         if render_mode is not None:
-            _check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
+            check_choice("render_mode", render_mode, tuple(self.metadata["render_modes"]))
         self.render_mode = render_mode
-        self.reward_mode = _check_choice("reward", reward, REWARD_MODES)
-        self.illegal_action = _check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
-        try:
-            self.illegal_penalty = float(illegal_penalty)
-        except (TypeError, ValueError):
-            raise ConfigError(
-                f"illegal_penalty={illegal_penalty!r} is not allowed; give a number"
-            ) from None
+        self.reward_mode = check_choice("reward", reward, REWARD_MODES)
+        self.illegal_action = check_choice("illegal_action", illegal_action, ILLEGAL_MODES)
+        self.illegal_penalty = check_finite("illegal_penalty", illegal_penalty)
         n = self.config.num_players
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agents = self.possible_agents[:]
@@ -229,10 +222,18 @@ class raw_env(AECEnv, EzPickle):
 
     # -- spaces -------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self._agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[agent]
+        return self.action_spaces[self._agent(agent)]
+
+    def _agent(self, agent: str) -> str:
+        """`agent` if it is one of this game's agents, else a ValueError naming them."""
+        if not isinstance(agent, str) or agent not in self._seat:
+            raise ValueError(
+                f"agent {agent!r} is not in this game; its agents are {self.possible_agents}"
+            )
+        return agent
 
     # -- helpers ------------------------------------------------------------------------------
     @property
@@ -271,8 +272,9 @@ class raw_env(AECEnv, EzPickle):
         self.infos[self.agent_selection] = {"action_mask": self._new_mask(s.legal_actions())}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[self._agent(agent)]
         return {
-            "observation": encode_state(self.game, self._seat[agent]),
+            "observation": encode_state(self.game, seat),
             "action_mask": self.infos[agent]["action_mask"],
         }
 
@@ -280,14 +282,14 @@ class raw_env(AECEnv, EzPickle):
         return encode_global_state(self.game)
 
     def step(self, action: Any) -> None:
+        s = self.game  # before reset() this raises, naming reset()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        s = self.game
         a = as_legal(s, action)
         if a is None:
-            if self.illegal_action == "raise":
+            if self.illegal_action == "raise" or action_int(action) is None:
                 raise IllegalActionError(action, s.legal_actions(), s.phase)
             self._penalize(agent, action)
             return

@@ -20,7 +20,8 @@ itself, so it survives `SubprocVecEnv`) gives the learner's legal actions.
 
 Rewards: 0 until the end, then the learner's terminal reward (`reward="zero_sum"` or `"rank"`,
 as in the AEC env). Illegal learner actions raise `IllegalActionError` by default; with
-`illegal_action="penalize"` the episode ends with `illegal_penalty`.
+`illegal_action="penalize"` the episode ends with `illegal_penalty` (a finite number). An
+action that is not an integer (a bool, a float, a numpy bool or float) raises in either mode.
 
 `info`: `num_players`, `seat` (the learner's absolute seat), `action_mask` (int8),
 `opponent_decisions` (opponent decisions applied during this call, for speed accounting) and,
@@ -54,7 +55,8 @@ from .engine import (
     player_view,
 )
 from .engine.config import MAX_PLAYERS, MIN_PLAYERS, ConfigError
-from .engine.game import GAME_OVER, as_legal
+from .engine.game import GAME_OVER, action_int, as_legal
+from .options import check_finite
 
 __all__ = ["SingleSeatEnv", "RandomOpponent", "Opponent"]
 
@@ -90,6 +92,23 @@ def _as_policy(opp: Opponent) -> tuple[Callable[[Any, list[int], int], Any], boo
     )
 
 
+def _weights(player_weights: Sequence[float] | None, counts: tuple[int, ...]) -> np.ndarray:
+    """The draw probability of each player count: `player_weights` normalised (uniform when
+    None). They must be one finite, non-negative number per count, with a positive sum."""
+    if player_weights is None:
+        return np.full(len(counts), 1.0 / len(counts))
+    try:
+        w = np.asarray(player_weights, dtype=np.float64)
+    except (TypeError, ValueError):
+        w = np.array([np.nan])
+    if w.shape != (len(counts),) or not np.isfinite(w).all() or (w < 0).any() or w.sum() <= 0:
+        raise ConfigError(
+            f"player_weights={player_weights!r} must be {len(counts)} finite non-negative "
+            f"numbers (one per entry of num_players={counts}) with a positive sum"
+        )
+    return w / w.sum()
+
+
 class SingleSeatEnv(gym.Env):
     """One learning seat of Last Will against injected opponents; see the module docstring."""
 
@@ -118,17 +137,7 @@ class SingleSeatEnv(gym.Env):
                 f"them, each from {MIN_PLAYERS} to {MAX_PLAYERS}"
             )
         self.player_counts = counts
-        if player_weights is None:
-            w = np.full(len(counts), 1.0 / len(counts))
-        else:
-            w = np.asarray(player_weights, dtype=np.float64)
-            if w.shape != (len(counts),) or (w < 0).any() or w.sum() <= 0:
-                raise ConfigError(
-                    f"player_weights={player_weights!r} must be {len(counts)} non-negative "
-                    f"numbers (one per entry of num_players={counts}) with a positive sum"
-                )
-            w = w / w.sum()
-        self.player_weights = w
+        self.player_weights = _weights(player_weights, counts)
         # validate the game options once, for every player count
         self.configs = {k: make_config(k, **game_options) for k in counts}
         if reward not in REWARD_MODES:
@@ -150,7 +159,7 @@ class SingleSeatEnv(gym.Env):
         self.opponents_fn = opponents_fn
         self.reward_mode = reward
         self.illegal_action = illegal_action
-        self.illegal_penalty = float(illegal_penalty)
+        self.illegal_penalty = check_finite("illegal_penalty", illegal_penalty)
         self.render_mode = render_mode
         self.observation_space = spaces.Box(OBS_LOW, OBS_HIGH, (OBS_SIZE,), dtype=np.float32)
         self.action_space = spaces.Discrete(NUM_ACTIONS)
@@ -243,7 +252,7 @@ class SingleSeatEnv(gym.Env):
         seat = self.seat
         a = as_legal(s, action)
         if a is None:
-            if self.illegal_action == "raise":
+            if self.illegal_action == "raise" or action_int(action) is None:
                 raise IllegalActionError(action, s.legal_actions(), s.phase)
             self._done = True
             info = self._info(0)

@@ -36,6 +36,7 @@ Conventions fixed here where docs/RULES.md leaves a detail open (each is tested)
 
 from __future__ import annotations
 
+import operator
 from typing import Any
 
 from . import rng as _rng
@@ -157,10 +158,14 @@ class IllegalActionError(ValueError):
 
     def __init__(self, action: Any, legal: list[int], phase: int) -> None:
         names = ", ".join(f"{a} ({describe_action(a)})" for a in legal)
-        try:
-            what = f"{action} ({describe_action(action)})"
-        except (ValueError, TypeError):
-            what = repr(action)
+        a = action_int(action)
+        if a is None:
+            what = f"{action!r} of type {type(action).__name__} (an action is an int)"
+        else:
+            try:
+                what = f"{a} ({describe_action(a)})"
+            except (ValueError, TypeError):
+                what = repr(action)
         super().__init__(
             f"illegal action {what} while waiting for '{PHASE_NAMES[phase]}'; "
             f"legal actions: {names}"
@@ -390,7 +395,9 @@ class GameState:
 
 
 def new_game(config: GameConfig | int = 4, seed: int = 0) -> GameState:
-    """A new game at its first decision: round 1, keep 2 of the 6 starting cards."""
+    """A new game at its first decision: round 1, keep 2 of the 6 starting cards. `seed` is an
+    int from 0 to 2**64 - 1 (`rng.check_seed`; other values raise ValueError naming the range),
+    and distinct seeds deal distinct games."""
     if isinstance(config, int) and not isinstance(config, bool):
         config = GameConfig(num_players=config)
     if not isinstance(config, GameConfig):
@@ -948,15 +955,24 @@ _LEGAL = (
 # Applying actions
 
 
-def as_legal(s: GameState, action: Any) -> int | None:
-    """`action` as a plain int when it is legal now (numpy integers accepted), else None."""
+def action_int(action: Any) -> int | None:
+    """`action` as a plain int when it is an integer: a Python int or a numpy integer (any
+    type with `__index__`). None for anything else: a bool (not an action, though Python counts
+    it as an int), a float (even 3.0), a numpy bool or float, a string."""
+    if type(action) is int:
+        return action
     if isinstance(action, bool):
         return None
     try:
-        a = int(action)
-    except (TypeError, ValueError, OverflowError):
+        return operator.index(action)
+    except TypeError:
         return None
-    if a != action:
+
+
+def as_legal(s: GameState, action: Any) -> int | None:
+    """`action` as a plain int when it is an integer (`action_int`) legal now, else None."""
+    a = action_int(action)
+    if a is None:
         return None
     legal = s._legal
     if legal is None:
@@ -965,16 +981,18 @@ def as_legal(s: GameState, action: Any) -> int | None:
 
 
 def apply_action(s: GameState, action: int) -> None:
-    """Apply a legal action in place. An illegal one raises IllegalActionError and changes
-    nothing."""
+    """Apply a legal action in place: an integer (`action_int`: Python or numpy ints, not
+    bools or floats) in the legal set. Anything else raises IllegalActionError, naming the
+    action (and its type when it is not an integer), and changes nothing."""
     legal = s._legal
     if legal is None:
         legal = s._legal = _LEGAL[s.phase](s)
-    if action not in legal or type(action) is bool:
+    a = action if type(action) is int else action_int(action)
+    if a is None or a not in legal:
         if s.phase == GAME_OVER:
             raise IllegalActionError(action, [], s.phase)
         raise IllegalActionError(action, legal, s.phase)
-    action = int(action)
+    action = a
     s._legal = None
     s.history.append(action)
     kind, arg = ACTION_TABLE[action]
@@ -1565,7 +1583,13 @@ _APPLY = (
 
 
 def replay(config: GameConfig | int, seed: int, actions: list[int]) -> GameState:
-    """Rebuild the state reached by playing `actions` from `new_game(config, seed)`."""
+    """Rebuild the state reached by playing `actions` (a list or tuple of action ints) from
+    `new_game(config, seed)`. Anything else as `actions` (None, a string, a dict) raises
+    ValueError naming it; an action the rules refuse raises IllegalActionError."""
+    if not isinstance(actions, (list, tuple)):
+        raise ValueError(
+            f"actions must be a list of action ints, not {type(actions).__name__} {actions!r:.60}"
+        )
     s = new_game(config, seed)
     for i, a in enumerate(actions):
         try:

@@ -10,13 +10,26 @@ from __future__ import annotations
 
 MASK64 = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
+SEED_RANGE = "0 to 2**64 - 1"
+
+
+def check_seed(seed: object) -> int:
+    """`seed` if it is a game seed: an int (not a bool) from 0 to 2**64 - 1. The generator
+    state has 64 bits, so a seed outside that range would repeat the game of another seed
+    (2**64 plays seed 0); it raises ValueError naming the range instead."""
+    if not isinstance(seed, int) or isinstance(seed, bool):
+        raise ValueError(
+            f"seed must be an int from {SEED_RANGE}, not {type(seed).__name__} {seed!r}"
+        )
+    if not 0 <= seed <= MASK64:
+        raise ValueError(f"seed {seed} is outside the supported range {SEED_RANGE}")
+    return int(seed)
 
 
 def seed_state(seed: int) -> int:
-    """Turn any integer seed into a generator state (negative and huge seeds allowed)."""
-    if not isinstance(seed, int) or isinstance(seed, bool):
-        raise TypeError(f"seed must be an int, got {type(seed).__name__}: {seed!r}")
-    state, _ = next64((seed ^ 0x5DEECE66D) & MASK64)
+    """Turn a game seed (`check_seed`: 0 to 2**64 - 1) into a generator state; distinct seeds
+    give distinct states."""
+    state, _ = next64((check_seed(seed) ^ 0x5DEECE66D) & MASK64)
     return state
 
 
