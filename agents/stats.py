@@ -10,7 +10,10 @@ Pure functions over the JSONL rows of a match log; nothing here plays games.
 - :func:`openskill_ratings`: OpenSkill Plackett-Luce ratings fitted over the whole log.
 - :func:`paired_comparison`: is entrant A better than B on the same deals? The difference in
   win rate (or mean rank) with a paired bootstrap interval over deals, McNemar's exact test for
-  two-player games, and the verdict in words; :func:`paired_comparisons` for every pair.
+  two-player games, and the verdict in words; :func:`paired_comparisons` for every pair. Below
+  :data:`MIN_DEALS` deals, or when every deal gave the same difference, the result carries a
+  ``warning``: the bootstrap interval is then too narrow to trust. :func:`paired_table` flattens
+  the results into CSV-ready rows.
 - :func:`to_frame`: rows (game rows, or the dicts of :func:`summarize`) as a pandas DataFrame
   (pandas is the optional extra ``frames``: ``pip install -e ".[frames]"``).
 
@@ -279,6 +282,9 @@ def mcnemar_exact(b: int, c: int) -> float:
 
 _METRICS = ("win_rate", "mean_rank")
 
+MIN_DEALS = 30
+"""Fewest deals whose paired bootstrap interval is trusted without a warning."""
+
 
 def _seat_scores(row: dict[str, Any], spec: str, metric: str) -> list[float]:
     seats = [i for i, s in enumerate(row["seating"]) if s == spec]
@@ -322,7 +328,9 @@ def paired_comparison(
     Returns ``a``, ``b``, ``metric``, ``deals``, ``games``, ``a_value``, ``b_value``, ``diff``,
     ``ci_lo``, ``ci_hi``, ``level``, ``resamples``, ``seed``, ``better`` (the better entrant
     when the interval excludes 0, else None), ``mcnemar`` (``{"a_only", "b_only", "p"}`` or
-    None) and ``verdict`` (a sentence).
+    None), ``warning`` (None, or why the interval is not to be trusted: fewer than
+    :data:`MIN_DEALS` deals, or every deal gave the same difference, so the resamples cannot
+    vary) and ``verdict`` (a sentence, ending with the warning when there is one).
     """
     if metric not in _METRICS:
         raise ValueError(f"metric={metric!r} is not allowed; choose one of {list(_METRICS)}")
@@ -378,6 +386,7 @@ def paired_comparison(
     if not diffs:
         out.update(a_value=None, b_value=None, diff=None, ci_lo=None, ci_hi=None, better=None)
         out["mcnemar"] = None
+        out["warning"] = None
         out["verdict"] = f"no games where both {a} and {b} were scored"
         return out
     a_vals = [sum(x) / len(x) for x, y in per_deal.values() if x and y]
@@ -398,8 +407,28 @@ def paired_comparison(
         out["mcnemar"] = {"a_only": a_only, "b_only": b_only, "p": mcnemar_exact(a_only, b_only)}
     else:
         out["mcnemar"] = None
+    out["warning"] = _small_sample_warning(diffs, metric)
     out["verdict"] = _verdict(out)
     return out
+
+
+def _small_sample_warning(diffs: list[float], metric: str) -> str | None:
+    """Why a paired bootstrap interval over these per-deal differences is not to be trusted,
+    or None: too few deals, or no spread between them (every resample has the same mean)."""
+    reasons = []
+    if len(diffs) < MIN_DEALS:
+        reasons.append(
+            f"only {len(diffs)} deals (fewer than {MIN_DEALS}): the bootstrap interval is too "
+            f"narrow to trust; play more deals"
+        )
+    if len(set(diffs)) == 1:
+        d = diffs[0]
+        shown = f"{100 * d:+.1f} points" if metric == "win_rate" else f"{d:+.2f} in rank"
+        reasons.append(
+            f"every deal gave the same difference ({shown}), so the interval has no width and "
+            f"says nothing about other deals"
+        )
+    return "; ".join(reasons) or None
 
 
 def _bootstrap(diffs: list[float], level: float, resamples: int, seed: int) -> tuple[float, float]:
@@ -444,6 +473,8 @@ def _verdict(r: dict[str, Any]) -> str:
             f"; McNemar exact p = {m['p']:.3g} ({m['a_only']} pairs won by {a} only, "
             f"{m['b_only']} by {b} only)"
         )
+    if r.get("warning"):
+        text += f"; warning: {r['warning']}"
     return text
 
 
@@ -459,6 +490,49 @@ def paired_comparisons(
         for i, a in enumerate(specs)
         for b in specs[i + 1 :]
     ]
+
+
+PAIRED_COLUMNS = (
+    "a",
+    "b",
+    "a_name",
+    "b_name",
+    "metric",
+    "deals",
+    "games",
+    "a_value",
+    "b_value",
+    "diff",
+    "ci_lo",
+    "ci_hi",
+    "level",
+    "better",
+    "mcnemar_a_only",
+    "mcnemar_b_only",
+    "mcnemar_p",
+    "warning",
+    "verdict",
+)
+"""Columns of :func:`paired_table`, in order."""
+
+
+def paired_table(paired: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Results of :func:`paired_comparison` as flat rows with the keys of
+    :data:`PAIRED_COLUMNS` (the McNemar test spread over three columns, None where there is
+    none; display names beside the specs): one CSV or DataFrame row per pair."""
+    out = []
+    for r in paired:
+        m = r.get("mcnemar") or {}
+        row = {key: r.get(key) for key in PAIRED_COLUMNS}
+        row.update(
+            a_name=display_name(r["a"]),
+            b_name=display_name(r["b"]),
+            mcnemar_a_only=m.get("a_only"),
+            mcnemar_b_only=m.get("b_only"),
+            mcnemar_p=m.get("p"),
+        )
+        out.append(row)
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -204,6 +204,47 @@ def test_paired_comparison_of_two_logs_pairs_games_by_index():
     assert paired_comparison(log_a, "x", "y", rows_b=log_b)["games"] == 19
 
 
+def test_paired_comparison_warns_below_min_deals():
+    from agents.stats import MIN_DEALS, paired_comparison
+
+    few = paired_comparison(_duel_log(MIN_DEALS - 1, a_sweeps=3, b_sweeps=1), "a", "b")
+    assert few["deals"] == MIN_DEALS - 1
+    assert few["warning"].startswith(f"only {MIN_DEALS - 1} deals (fewer than {MIN_DEALS})")
+    assert few["verdict"].endswith(few["warning"]) and "; warning: " in few["verdict"]
+    enough = paired_comparison(_duel_log(MIN_DEALS, a_sweeps=3, b_sweeps=1), "a", "b")
+    assert enough["warning"] is None and "warning" not in enough["verdict"]
+
+
+def test_paired_comparison_of_agreeing_deals_is_never_a_silent_zero_interval():
+    from agents.stats import paired_comparison
+
+    out = paired_comparison(_duel_log(10, a_sweeps=0, b_sweeps=0), "a", "b")  # seat 0 always
+    assert (out["diff"], out["ci_lo"], out["ci_hi"]) == (0.0, 0.0, 0.0)
+    assert "only 10 deals" in out["warning"]
+    assert "every deal gave the same difference (+0.0 points)" in out["warning"]
+    many = paired_comparison(_duel_log(40, a_sweeps=40, b_sweeps=0), "a", "b")
+    assert many["ci_lo"] == many["ci_hi"] == 1.0 and many["better"] == "a"
+    assert many["warning"].startswith("every deal gave the same difference (+100.0 points)")
+    ranks = paired_comparison(_duel_log(40, 40, 0), "a", "b", metric="mean_rank")
+    assert "(-1.00 in rank)" in ranks["warning"]
+
+
+def test_paired_table_flattens_mcnemar_and_names():
+    from agents.stats import PAIRED_COLUMNS, paired_comparison, paired_table
+
+    rows = _duel_log(40, a_sweeps=14, b_sweeps=2)
+    for r in rows:
+        r["seating"] = [s + "@" + s.upper() for s in r["seating"]]
+    out = paired_comparison(rows, "a@A", "b@B")
+    (flat,) = paired_table([out])
+    assert tuple(flat) == PAIRED_COLUMNS
+    assert (flat["a"], flat["a_name"], flat["b_name"]) == ("a@A", "A", "B")
+    assert (flat["mcnemar_a_only"], flat["mcnemar_b_only"]) == (14, 2)
+    assert flat["mcnemar_p"] == out["mcnemar"]["p"] and flat["diff"] == out["diff"]
+    three = paired_table([paired_comparison(_always_wins_log(30), "strong", "weak")])
+    assert three[0]["mcnemar_p"] is None and three[0]["warning"] is not None
+
+
 def test_paired_comparison_rejects_bad_requests():
     from agents.stats import paired_comparison
 
