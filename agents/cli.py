@@ -181,8 +181,17 @@ def arena(
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Write a PNG of win rates with 95% CIs.")
     ] = None,
+    paired_csv: Annotated[
+        Path | None,
+        typer.Option(
+            "--paired-csv",
+            help="Write the paired comparisons (every pair of entrants on the same deals) as a "
+            "CSV file, one row per pair: pandas.read_csv(PATH).",
+        ),
+    ] = None,
     force: Annotated[
-        bool, typer.Option("--force", help="Replace an existing --plot image.")
+        bool,
+        typer.Option("--force", help="Replace an existing --plot image or --paired-csv file."),
     ] = False,
     anchor: Annotated[
         str, typer.Option("--anchor", help="Spec whose rating ordinal is pinned to 0.")
@@ -233,6 +242,13 @@ def arena(
                 "plot",
                 exists_ok=force,
                 hint="pass --force to replace it, or choose another --plot",
+            )
+        if paired_csv is not None:
+            check_destination(
+                paired_csv,
+                "paired CSV",
+                exists_ok=force,
+                hint="pass --force to replace it, or choose another --paired-csv",
             )
     except DestinationError as e:
         fail(str(e))
@@ -329,10 +345,24 @@ def arena(
         except OSError as e:
             fail(f"cannot write the plot {plot}: {e} (the log {result.out} is complete)")
         note(f"plot: {plot}")
+    _save_paired(paired_csv, paired, fmt, force, result.out)
     note(
         f"log: {result.out} ({len(result.rows)} games, {result.played} played now, "
         f"{result.errors} errors, {result.elapsed:.1f}s, {describe(deals, seed)})"
     )
+
+
+def _save_paired(path: Path | None, paired, fmt: OutputFormat, force: bool, log: Path) -> None:
+    """Write the arena's paired comparisons to --paired-csv, or say where they are not."""
+    if path is None:
+        if fmt is OutputFormat.csv and paired:
+            note("note: the paired comparisons are not in this CSV; --paired-csv PATH writes them")
+        return
+    try:
+        write_paired_csv(path, paired, overwrite=force)
+    except OSError as e:
+        fail(f"cannot write the paired CSV {path}: {e} (the log {log} is complete)")
+    note(f"paired comparisons: {path}")
 
 
 def _fmt(x: float | None, spec: str = ".3f") -> str:
@@ -440,7 +470,9 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings, paired=()
 
 
 def _print_paired(console, paired) -> None:
-    """The paired comparisons of :func:`agents.stats.paired_comparisons` as a table."""
+    """The paired comparisons of :func:`agents.stats.paired_comparisons` as a table; an
+    interval not to be trusted (too few deals, no spread) is starred, its warning printed below."""
+    from rich.markup import escape
     from rich.table import Table
 
     from .registry import display_name
@@ -448,21 +480,45 @@ def _print_paired(console, paired) -> None:
     pt = Table(title="Paired comparisons on the same deals (win rate A - B)")
     for col in ("A", "B", "deals", "A - B", "95% CI", "McNemar p", "verdict"):
         pt.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
+    warnings = []
     for r in paired:
         if r["diff"] is None:
             continue
         m = r["mcnemar"]
         better = r["better"]
+        a, b = display_name(r["a"]), display_name(r["b"])
+        star = " *" if r.get("warning") else ""
+        if star:
+            warnings.append(f"* {a} vs {b}: {r['warning']}")
         pt.add_row(
-            display_name(r["a"]),
-            display_name(r["b"]),
+            a,
+            b,
             str(r["deals"]),
             f"{100 * r['diff']:+.1f} pts",
-            f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f}",
+            f"{100 * r['ci_lo']:+.1f} to {100 * r['ci_hi']:+.1f}{star}",
             "-" if m is None else f"{m['p']:.3g}",
             f"{display_name(better)} better" if better else "no clear difference",
         )
     console.print(pt)
+    for line in warnings:
+        console.print(escape(line))
+
+
+def write_paired_csv(path: Path, paired, *, overwrite: bool) -> None:
+    """The paired comparisons as a CSV file: a header row of
+    :data:`agents.stats.PAIRED_COLUMNS`, then one row per pair (written whole, then renamed)."""
+    import csv
+
+    from .safeio import write_with
+    from .stats import PAIRED_COLUMNS, paired_table
+
+    def write(tmp: Path) -> None:
+        with open(tmp, "w", newline="", encoding="utf-8") as f:
+            w = csv.DictWriter(f, fieldnames=PAIRED_COLUMNS, lineterminator="\n")
+            w.writeheader()
+            w.writerows(paired_table(paired))
+
+    write_with(path, write, overwrite=overwrite)
 
 
 # ---------------------------------------------------------------------------------------------
