@@ -127,6 +127,32 @@ def test_display_names_and_paired_comparisons(tmp_path):
     assert "greedy@G" not in table.stdout  # the labels name the entrants
 
 
+def test_paired_table_warns_below_min_deals(tmp_path):
+    res = _arena("-p", "greedy@G,random@R", "-g", "8", "-s", "2", "-o", str(tmp_path / "w"))
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.stdout.split())
+    assert " *" in text  # the 4-deal interval is starred
+    assert "* G vs R: only 4 deals (fewer than 30)" in text
+
+
+def test_paired_csv_one_row_per_pair_refused_when_present(tmp_path):
+    paired = tmp_path / "paired.csv"
+    args = ("-p", "greedy@G,random@R", "-g", "8", "-s", "2", "-f", "csv")
+    res = _arena(*args, "-o", str(tmp_path / "a.jsonl"), "--paired-csv", str(paired))
+    assert res.exit_code == 0, res.output
+    entrants = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert [r["name"] for r in entrants] == ["G", "R"]  # stdout keeps the entrants alone
+    (row,) = list(csv.DictReader(io.StringIO(paired.read_text())))
+    assert (row["a_name"], row["b_name"], row["deals"], row["games"]) == ("G", "R", "4", "8")
+    assert row["mcnemar_p"] and row["verdict"] and row["warning"].startswith("only 4 deals")
+    before = paired.read_bytes()
+    res = _arena(*args, "-o", str(tmp_path / "b.jsonl"), "--paired-csv", str(paired))
+    assert res.exit_code == 2 and "--force" in res.stderr and "--paired-csv" in res.stderr
+    assert paired.read_bytes() == before and not (tmp_path / "b.jsonl").exists()
+    res = _arena(*args, "-o", str(tmp_path / "c.jsonl"))
+    assert res.exit_code == 0 and "--paired-csv PATH writes them" in res.stderr
+
+
 def test_empty_label_is_a_clear_error(tmp_path):
     res = _arena("-p", "greedy@,random", "-o", str(tmp_path / "x.jsonl"))
     assert res.exit_code == 2
