@@ -460,14 +460,17 @@ def _import_ray():
 
 def connect_ray(address: str | None = None) -> bool:
     """Make sure this process is connected to Ray: the Ray it is already connected to, else
-    `address` (or `RAY_ADDRESS`), else a new local Ray. True when this call started or joined
-    it (the caller then shuts it down)."""
+    `address` (or `RAY_ADDRESS`), else a new local Ray, with usage telemetry off unless the
+    user set `RAY_USAGE_STATS_ENABLED` (`agents.raystart`). True when this call started or
+    joined it (the caller then shuts it down)."""
+    from .raystart import init_ray
+
     ray = _import_ray()
     if ray.is_initialized():
         return False
     address = address or os.environ.get("RAY_ADDRESS") or None
     try:
-        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+        init_ray(ray, address=address, include_dashboard=False, log_to_driver=False)
     except Exception as e:  # noqa: BLE001 - ConnectionError, ValueError, ...
         where = f"the Ray cluster at {address}" if address else "a local Ray"
         raise ArenaError(f"cannot start or reach {where}: {type(e).__name__}: {e}") from e

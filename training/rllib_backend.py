@@ -49,6 +49,7 @@ from typing import Any
 import numpy as np
 
 from agents.policy import CheckpointError, NumpyPolicy, save_policy
+from agents.raystart import init_ray
 
 from .config import TrainConfig, TrainConfigError
 from .rundir import TrainError
@@ -235,7 +236,9 @@ def _atomic_json(path: Path, data: Any) -> None:
 
 
 def _init_ray(settings: RLlibSettings) -> bool:
-    """Connect to (or start) Ray; True when this call started it (and must shut it down)."""
+    """Connect to (or start) Ray, usage telemetry off unless the user set
+    `RAY_USAGE_STATS_ENABLED` (`agents.raystart`); True when this call started it (and must
+    shut it down)."""
     try:
         import ray
     except ImportError as e:
@@ -250,7 +253,7 @@ def _init_ray(settings: RLlibSettings) -> bool:
         # a local Ray: logical CPUs enough for the driver plus every env runner
         kwargs["num_cpus"] = settings.num_cpus or max(os.cpu_count() or 1, settings.env_runners + 1)
     try:
-        ray.init(address=address, **kwargs)
+        init_ray(ray, address=address, **kwargs)
     except (ConnectionError, ValueError, RuntimeError) as e:
         raise RLlibBackendError(f"cannot connect to the Ray cluster at {address}: {e}") from e
     return True
