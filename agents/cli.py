@@ -887,20 +887,34 @@ VIEW_HELP = (
     "list of a log with filters by entrant; each game as a table picture (one seat's view or "
     "every hand), stepped decision by decision; money of every seat as a chart; for a "
     "ppo:PATH seat, the policy's top actions and value estimate at each of its decisions; and "
-    "live play against bots and policies, saved like `lastwill play`. Needs the view extra: "
+    "live play against bots and policies, saved like `lastwill play`. It serves only the files "
+    "and folders named here, its --save-dir and the shipped examples, and only to a browser "
+    "that holds the session token in the URL it prints. Needs the view extra: "
     "pip install -e '.\\[view]'."
 )
 
 
 @app.command(help=VIEW_HELP, context_settings={"max_content_width": 100})
 def view(
-    log: Annotated[
-        Path | None,
-        typer.Argument(help="Arena log (.jsonl) or game file (.json) to open first."),
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Arena logs (.jsonl) or game files (.json) to open, and folders whose logs "
+            "and game files may be opened from the page.",
+            show_default=False,
+        ),
     ] = None,
     host: Annotated[
         str, typer.Option("--host", help="Address to listen on (127.0.0.1: this machine only).")
     ] = "127.0.0.1",
+    allow_remote: Annotated[
+        bool,
+        typer.Option(
+            "--allow-remote",
+            help="Allow a --host that other machines can reach (the session token is then the "
+            "only guard).",
+        ),
+    ] = False,
     port: Annotated[
         int, typer.Option("--port", help="Port to listen on (0: any free port).")
     ] = 8765,
@@ -921,18 +935,27 @@ def view(
             f"pip install -e '.[view]'"
         )
     from .viewer.core import ViewError
+    from .viewer.guard import is_loopback
+    from .viewer.server import check_host
 
     def ready(url: str) -> None:
         note(f"lastwill view: serving {url} (Ctrl+C stops)")
 
     try:
+        check_host(host, allow_remote)
+        if not is_loopback(host):
+            note(
+                f"warning: --host {host} --allow-remote: other machines can reach the viewer; "
+                f"anyone holding the URL's token can read the served logs and run bots"
+            )
         serve(
-            log,
+            paths or None,
             host=host,
             port=port,
             open_browser=not no_browser,
             save_dir=save_dir,
             on_ready=ready,
+            allow_remote=allow_remote,
         )
     except ViewError as e:
         fail(str(e))

@@ -84,10 +84,14 @@ def check_record(record: Any, where: str = "record") -> dict[str, Any]:
     actions = record["actions"]
     if not isinstance(actions, list) or any(type(a) is not int for a in actions):
         raise ReplayError(f"{where}: 'actions' must be a list of action indices")
-    if not isinstance(record["deal_seed"], int):
+    if type(record["deal_seed"]) is not int:  # a JSON true is not a seed
         raise ReplayError(f"{where}: 'deal_seed' must be an integer")
     seating = record["seating"]
-    if not isinstance(seating, list) or len(seating) != cfg.num_players:
+    if (
+        not isinstance(seating, list)
+        or len(seating) != cfg.num_players
+        or not all(isinstance(s, str) for s in seating)
+    ):
         raise ReplayError(f"{where}: 'seating' must list {cfg.num_players} player specs")
     return record
 
@@ -108,6 +112,8 @@ def load_record(path: str | Path, game: int | None = None) -> dict[str, Any]:
         raise ReplayError(f"{path}: cannot read it ({e})") from None
     try:
         obj = json.loads(text)
+    except RecursionError:
+        raise ReplayError(f"{path} is nested too deeply to be a game record") from None
     except ValueError:
         obj = None  # several lines: a JSONL log
     if isinstance(obj, dict) and obj.get("type") != "header":
@@ -124,6 +130,8 @@ def load_record(path: str | Path, game: int | None = None) -> dict[str, Any]:
         _header, rows, _ = read_log(path)
     except ArenaError as e:
         raise ReplayError(str(e)) from None
+    except RecursionError:
+        raise ReplayError(f"{path}: a line is nested too deeply to be a game record") from None
     rows = [r for r in rows if r.get("type", "game") in ("game", "play")]
     if not rows:
         raise ReplayError(f"{path} holds no game rows (is it an arena log or a game file?)")

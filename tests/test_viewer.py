@@ -26,6 +26,7 @@ from agents.policy import NumpyPolicy, load_policy
 from agents.replay import load_record
 from agents.viewer import STATIC_DIR
 from agents.viewer.core import GameReplay, LogSource, ViewError, read_records
+from agents.viewer.guard import TOKEN_HEADER
 from agents.viewer.server import create_app
 from lastwill_env.encoding import encode_observation
 from lastwill_env.engine import (
@@ -46,10 +47,18 @@ def policy_log(tmp_path_factory) -> tuple[Path, Path]:
     return make_policy_log(tmp_path_factory.mktemp("viewer"))
 
 
+def _client(app, **kw) -> TestClient:
+    """A test client that sends the app's session token with every request."""
+    return TestClient(app, headers={TOKEN_HEADER: app.state.token}, **kw)
+
+
 @pytest.fixture()
 def client(tmp_path) -> TestClient:
-    app = create_app(EXAMPLE_LOG, save_dir=tmp_path / "saves", allowed_hosts=["testserver"])
-    return TestClient(app)
+    """The shipped log opened; ``tmp_path`` served as a folder; saves in ``tmp_path/saves``."""
+    app = create_app(
+        [EXAMPLE_LOG, tmp_path], save_dir=tmp_path / "saves", allowed_hosts=["testserver"]
+    )
+    return _client(app)
 
 
 def _rows(path: Path) -> list[dict]:
@@ -254,7 +263,7 @@ def test_endpoints_serve_the_log_games_frames_and_catalogue(client) -> None:
 
 def test_policy_analysis_endpoint(tmp_path, policy_log) -> None:
     log, ckpt = policy_log
-    c = TestClient(create_app(log, save_dir=tmp_path, allowed_hosts=["testserver"]))
+    c = _client(create_app(log, save_dir=tmp_path, allowed_hosts=["testserver"]))
     row = _rows(log)[0]
     seat = row["seating"].index(f"ppo:{ckpt}")
     rep = GameReplay.build(row)
@@ -288,7 +297,7 @@ def test_bad_requests_get_a_clear_json_error(client, url, status, needle) -> Non
 
 
 def test_requests_from_other_hosts_and_cross_site_posts_are_refused(tmp_path) -> None:
-    c = TestClient(create_app(EXAMPLE_LOG, save_dir=tmp_path))  # loopback names only
+    c = _client(create_app(EXAMPLE_LOG, save_dir=tmp_path))  # loopback names only
     assert c.get("/api/meta").status_code == 400  # Host: testserver
     ok = c.get("/api/meta", headers={"host": "127.0.0.1:8765"})
     assert ok.status_code == 200
@@ -302,19 +311,23 @@ def test_requests_from_other_hosts_and_cross_site_posts_are_refused(tmp_path) ->
     assert r.status_code == 405 and r.json()["allowed"] == ["POST"]
 
 
-def test_opening_logs(client, tmp_path, policy_log) -> None:
-    r = client.post("/api/logs", json={"path": str(tmp_path / "none.jsonl")})
-    assert r.status_code == 400 and "no such file" in r.json()["error"]
-    bad = tmp_path / "bad.jsonl"
+def test_opening_logs(tmp_path, policy_log) -> None:
+    served = policy_log[0].parent
+    client = _client(
+        create_app([EXAMPLE_LOG, served], save_dir=tmp_path, allowed_hosts=["testserver"])
+    )
+    bad = served / "bad.jsonl"
     bad.write_text('{"a": 1}\nnot json\n{"b": 2}\n')
     r = client.post("/api/logs", json={"path": str(bad)})
     assert r.status_code == 400 and "line 2" in r.json()["error"]
     assert client.post("/api/logs", json={"file": "x"}).status_code == 400
     info = client.post("/api/logs", json={"path": str(policy_log[0])}).json()
     assert info["id"] == "2" and info["games"] == 3
-    again = client.post("/api/logs", json={"path": str(policy_log[0])}).json()
+    again = client.post("/api/logs", json={"path": policy_log[0].name}).json()  # by its name
     assert again["id"] == "2"
     assert len(client.get("/api/logs").json()["logs"]) == 2
+    listed = {f["path"] for f in client.get("/api/files").json()["files"]}
+    assert {str(policy_log[0].resolve()), str(EXAMPLE_LOG.resolve())} <= listed
 
 
 def test_a_log_with_an_error_row_or_a_foreign_action_is_reported(tmp_path) -> None:
@@ -323,7 +336,7 @@ def test_a_log_with_an_error_row_or_a_foreign_action_is_reported(tmp_path) -> No
     err = dict(rows[1], game=1, error={"seat": 1, "player": "greedy", "message": "boom"})
     path = tmp_path / "mixed.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in (broken, err)))
-    c = TestClient(create_app(path, save_dir=tmp_path, allowed_hosts=["testserver"]))
+    c = _client(create_app(path, save_dir=tmp_path, allowed_hosts=["testserver"]))
     games = c.get("/api/logs/1/games").json()["games"]
     assert games[1]["error"]["message"] == "boom"
     r = c.get("/api/logs/1/games/1", params={"seat": "all"})
@@ -446,7 +459,7 @@ def test_saving_never_overwrites_a_file(client, tmp_path) -> None:
 def test_a_finished_game_that_cannot_be_written_says_so(tmp_path) -> None:
     blocker = tmp_path / "not_a_folder"
     blocker.write_text("x")
-    c = TestClient(create_app(None, save_dir=blocker, allowed_hosts=["testserver"]))
+    c = _client(create_app(None, save_dir=blocker, allowed_hosts=["testserver"]))
     snap = c.post("/api/live", json={"seats": ["human", "greedy"], "seed": 8}).json()
     while not snap["over"]:
         body = {"action": snap["choices"][0]["action"], "decision": snap["decision"]}
@@ -503,12 +516,13 @@ def test_view_command_serves_the_log(tmp_path) -> None:
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     try:
         line = proc.stderr.readline()
-        m = re.search(r"serving (http://127\.0\.0\.1:\d+/)#log=1", line)
+        m = re.search(r"serving (http://127\.0\.0\.1:\d+/)\?token=([A-Za-z0-9_-]{40,})#log=1", line)
         assert m, line
         deadline = time.monotonic() + 30
         while True:
             try:
-                with urllib.request.urlopen(m.group(1) + "api/meta", timeout=5) as resp:
+                url = f"{m.group(1)}api/meta?token={m.group(2)}"
+                with urllib.request.urlopen(url, timeout=5) as resp:
                     meta = json.loads(resp.read())
                 break
             except OSError:

@@ -61,10 +61,11 @@ def browser():
 
 @pytest.fixture(scope="module")
 def site(browser, tmp_path_factory):
-    """The viewer on 127.0.0.1 (free port) with the shipped log, plus a log of a tiny policy."""
+    """The viewer on 127.0.0.1 (free port) with the shipped log open and a folder served that
+    holds a log of a tiny policy; ``url`` carries the session token."""
     folder = tmp_path_factory.mktemp("browser")
     policy_log, ckpt = make_policy_log(folder)
-    app = create_app(EXAMPLE_LOG, save_dir=folder / "saves")
+    app = create_app([EXAMPLE_LOG, folder], save_dir=folder / "saves")
     with BackgroundServer(app) as url:
         yield {"url": url, "app": app, "policy_log": policy_log, "ckpt": ckpt, "dir": folder}
 

@@ -14,7 +14,6 @@ player keeps is hidden, :func:`~lastwill_env.engine.text.describe_step`).
 
 from __future__ import annotations
 
-import json
 import threading
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from lastwill_env.engine.game import BREED_PHASE, DRAW_PHASE, TURN_PHASE
 from lastwill_env.engine.text import describe_step
 
 from ..replay import ReplayError, check_record
+from . import limits
 
 CARDS = CATALOGUE.cards
 ALL = "all"
@@ -107,18 +107,23 @@ def catalogue() -> dict[str, Any]:
 
 
 def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """``(header, rows)`` of an arena JSONL log, or ``(None, [record])`` of a game file."""
-    if not path.is_file():
-        raise ViewError(f"{path}: no such file (give an arena log .jsonl or a game file .json)")
+    """``(header, rows)`` of an arena JSONL log, or ``(None, [record])`` of a game file; every
+    row is checked to be a game record (:func:`check_rows`), and nothing nested deeper than
+    :data:`~agents.viewer.limits.MAX_DEPTH` levels is read."""
     try:
+        if not path.is_file():
+            raise ViewError(f"{path}: no such file (give an arena log .jsonl or a game file .json)")
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as e:
         raise ViewError(f"{path}: cannot read it ({e})") from None
     try:
-        obj = json.loads(text)
+        obj = limits.loads(text)
+    except limits.TooDeep as e:
+        raise ViewError(f"{path} is not a game file: {e}") from None
     except ValueError:
         obj = None  # several lines: a JSONL log
     if isinstance(obj, dict) and obj.get("type") != "header":
+        check_rows(path, [obj])
         return None, [obj]
     from ..arena import ArenaError, read_log
 
@@ -126,10 +131,40 @@ def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]
         header, rows, _ = read_log(path)
     except ArenaError as e:
         raise ViewError(str(e)) from None
+    except RecursionError:
+        raise ViewError(
+            f"{path} is not an arena log: a line is nested deeper than {limits.MAX_DEPTH} levels"
+        ) from None
     rows = [r for r in rows if r.get("type", "game") in ("game", "play")]
     if not rows:
         raise ViewError(f"{path} holds no game rows; it is not an arena log or a game file")
+    if header is not None and limits.depth(header) > limits.MAX_DEPTH:
+        raise ViewError(f"{path}: its header is nested deeper than {limits.MAX_DEPTH} levels")
+    check_rows(path, rows)
     return header, rows
+
+
+def check_rows(path: Path, rows: list[dict[str, Any]]) -> None:
+    """Refuse (:class:`ViewError`) a file whose rows are not game records: each is an error row
+    of an arena log (an integer ``game`` and a ``seating`` of player specs) or a record that
+    :func:`agents.replay.check_record` accepts. The message names the row by its position and
+    never repeats what the file holds."""
+    for i, row in enumerate(rows):
+        where = f"{path.name}: record {i + 1}"
+        if row.get("type", "game") not in ("game", "play"):
+            raise ViewError(f"{where} is not a game record (its 'type' is not game or play)")
+        if limits.depth(row) > limits.MAX_DEPTH:
+            raise ViewError(f"{where} is nested deeper than {limits.MAX_DEPTH} levels")
+        if type(row.get("game", i)) is not int:
+            raise ViewError(f"{where}: 'game' must be an integer index")
+        seating = row.get("seating")
+        if not isinstance(seating, list) or not all(isinstance(s, str) for s in seating):
+            raise ViewError(f"{where} is not a game record: 'seating' must list player specs")
+        if row.get("error") is None:
+            try:
+                check_record(row, where)
+            except ReplayError as e:
+                raise ViewError(str(e)) from None
 
 
 def game_summary(row: dict[str, Any], position: int) -> dict[str, Any]:
@@ -189,7 +224,8 @@ class LogSource:
         for name, value in (("entrant", entrant), ("winner", winner)):
             if value is not None and value not in allowed:
                 raise ViewError(
-                    f"{name} {value!r} is not an entrant of {self.path.name}", allowed=allowed
+                    f"{name} {limits.shown(value)} is not an entrant of {self.path.name}",
+                    allowed=allowed,
                 )
         out = []
         for i, row in enumerate(self.rows):
@@ -238,7 +274,9 @@ class Sources:
         with self._lock:
             src = self._by_id.get(sid)
             if src is None:
-                raise ViewError(f"no open log {sid!r}", status=404, allowed=list(self._by_id))
+                raise ViewError(
+                    f"no open log {limits.shown(sid)}", status=404, allowed=list(self._by_id)
+                )
             # an arena log that is still being written grows: re-read it when it changed
             try:
                 changed = src.path.stat().st_mtime != src.mtime
@@ -268,9 +306,11 @@ def parse_view(value: str | None, n: int) -> int | None:
         )
     if value == ALL:
         return None
-    if value.isdigit() and int(value) < n:
+    if value in allowed:
         return int(value)
-    raise ViewError(f"seat={value!r} is not a view of this {n}-player game", allowed=allowed)
+    raise ViewError(
+        f"seat={limits.shown(value)} is not a view of this {n}-player game", allowed=allowed
+    )
 
 
 @dataclass
@@ -292,7 +332,10 @@ class GameReplay:
         except ReplayError as e:
             raise ViewError(str(e), status=422) from None
         config = GameConfig.from_dict(record["config"])
-        state = new_game(config, record["deal_seed"])
+        try:
+            state = new_game(config, record["deal_seed"])
+        except (TypeError, ValueError) as e:
+            raise ViewError(f"{where}: its deal cannot be made ({e})", status=422) from None
         states, seats = [state.clone()], []
         actions = list(record["actions"])
         from lastwill_env.engine import IllegalActionError, apply_action
@@ -642,8 +685,8 @@ def analyse(
     from ..play import choice_label
     from ..policy import CheckpointError, load_policy
 
-    try:
-        policy, meta = load_policy(ckpt, need_value=True)
+    try:  # never unpickled here: a log's .zip is data (docs/TRUST.md)
+        policy, meta = load_policy(ckpt, need_value=True, allow_pickle=False)
     except CheckpointError as e:
         raise ViewError(str(e), status=422) from None
     view = player_view(state, seat)
@@ -666,9 +709,9 @@ def analyse(
     note = None
     if value is None:
         note = (
-            f"{ckpt.name} holds the policy network only (no critic), and no .zip checkpoint "
-            f"lies beside it; checkpoints written by this version of `lastwill train` carry "
-            f"the critic in the .npz"
+            f"{ckpt.name} holds the policy network only (no critic), and the viewer never "
+            f"reads the .zip checkpoint (a pickle) for it; checkpoints written by this version "
+            f"of `lastwill train` carry the critic in the .npz"
         )
     return {
         "k": k,

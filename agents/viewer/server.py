@@ -7,7 +7,8 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
 - ``GET /`` the page; ``GET /static/...`` its script and style sheet (shipped in the package).
 - ``GET /api/meta``: versions, the player registry, the open logs, the save folder.
 - ``GET /api/catalogue``: every card, the plan boards, the names of decks and errand spaces.
-- ``GET /api/logs``; ``POST /api/logs {"path"}`` opens another log or game file.
+- ``GET /api/files``: the log and game files the server may open (see below).
+- ``GET /api/logs``; ``POST /api/logs {"path"}`` opens one of them.
 - ``GET /api/logs/{log}/games?entrant=SPEC&winner=SPEC``: the game list.
 - ``GET /api/logs/{log}/games/{game}?seat=all|S``: decisions (named as that view saw them),
   money over the decisions, round starts, results.
@@ -18,17 +19,24 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
   ``{"resume": {"log", "game"}}``; ``GET /api/live/{id}``;
   ``POST /api/live/{id}/act {"action", "decision"}``; ``POST /api/live/{id}/save {"name"}``.
 
-Requests whose ``Host`` is not this machine's loopback name are refused (no DNS rebinding) and
-a POST must carry ``Content-Type: application/json`` (no cross-site form posts); the page's
-Content-Security-Policy lets it load and fetch from this server only.
+The server serves only what it was given (:mod:`agents.viewer.files`): the files and folders
+it was started with, its save folder and the shipped examples; a path outside them is answered
+like a missing file. Every ``/api/`` request carries the session token printed in the URL that
+``lastwill view`` opens, and requests whose ``Host`` is not this machine's loopback name are
+refused (no DNS rebinding; :mod:`agents.viewer.guard`). A POST must carry ``Content-Type:
+application/json`` (no cross-site form posts) and a body of at most 1 MiB, nested at most 64
+levels (:mod:`agents.viewer.limits`); the page's Content-Security-Policy lets it load and fetch
+from this server only.
 """
 
 from __future__ import annotations
 
-import json
+import math
+import re
 import socket
 import threading
 import webbrowser
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,17 +45,19 @@ from starlette.concurrency import run_in_threadpool
 from starlette.datastructures import MutableHeaders
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from . import EXAMPLES_DIR, STATIC_DIR
+from ..timelimit import DEFAULT_MOVE_TIME_LIMIT
+from . import EXAMPLES_DIR, STATIC_DIR, limits
 from .core import ALL, ReplayCache, Sources, ViewError, analyse, catalogue, parse_view
+from .files import Roots
+from .guard import LOOPBACK_NAMES, TOKEN_PARAM, Guard, is_loopback, new_token
 from .live import LiveSessions
 
-LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
+INT_RE = re.compile(r"-?[0-9]{1,18}")
 CSP = (
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "connect-src 'self'; font-src 'self'; base-uri 'none'; form-action 'none'; "
@@ -55,41 +65,83 @@ CSP = (
 )
 
 
+class ApiJSON(JSONResponse):
+    """A JSON answer; a number that JSON cannot hold (NaN, infinity, read from a log) is sent
+    as ``null``."""
+
+    def render(self, content: Any) -> bytes:
+        try:
+            return super().render(content)
+        except ValueError:
+            return super().render(_finite(content))
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _cut(text: str, limit: int = limits.ECHO) -> str:
+    return text if len(text) <= limit else f"{text[:limit]}... ({len(text)} characters)"
+
+
 def _error(e: ViewError) -> JSONResponse:
-    return JSONResponse(e.payload(), status_code=e.status)
+    return ApiJSON(e.payload(), status_code=e.status)
 
 
 def _int(value: str, what: str) -> int:
-    try:
-        return int(value)
-    except (TypeError, ValueError):
-        raise ViewError(f"{what} must be an integer, got {value!r}") from None
+    """An integer written in ASCII digits (at most 18 of them), else a :class:`ViewError`."""
+    if not isinstance(value, str) or not INT_RE.fullmatch(value):
+        raise ViewError(f"{what} must be an integer, got {limits.shown(value)}")
+    return int(value)
 
 
 def _query(request: Request, allowed: tuple[str, ...]) -> dict[str, str]:
-    q = dict(request.query_params)
+    """The query parameters (the session token aside), each one of ``allowed``."""
+    q = {k: v for k, v in request.query_params.items() if k != TOKEN_PARAM}
     extra = sorted(set(q) - set(allowed))
     if extra:
-        raise ViewError(f"unknown query parameter(s) {extra}", allowed=list(allowed))
+        raise ViewError(f"unknown query parameter(s) {limits.shown(extra)}", allowed=list(allowed))
     return q
 
 
 async def _body(request: Request) -> Any:
+    """The JSON body: ``Content-Type: application/json``, at most ``limits.MAX_BODY`` bytes,
+    nested at most ``limits.MAX_DEPTH`` levels, standard JSON only (no NaN)."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != "application/json":
         raise ViewError(
             f"send the request body as JSON with Content-Type: application/json (got "
-            f"{ctype or 'none'})",
+            f"{limits.shown(ctype) if ctype else 'none'})",
             status=415,
             allowed=["application/json"],
         )
-    raw = await request.body()
+    too_big = ViewError(
+        f"the request body is larger than {limits.MAX_BODY} bytes",
+        status=413,
+        allowed={"max_bytes": limits.MAX_BODY},
+    )
+    declared = request.headers.get("content-length", "")
+    if declared.isascii() and declared.isdigit() and int(declared) > limits.MAX_BODY:
+        raise too_big
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limits.MAX_BODY:
+            raise too_big
     if not raw:
         return {}
     try:
-        return json.loads(raw)
+        return limits.loads(bytes(raw), strict=True)
     except ValueError as e:
-        raise ViewError(f"the request body is not valid JSON ({e})") from None
+        raise ViewError(
+            f"the request body is not valid JSON ({e})", allowed={"max_depth": limits.MAX_DEPTH}
+        ) from None
 
 
 class SecurityHeaders:
@@ -118,17 +170,53 @@ class SecurityHeaders:
         await self.app(scope, receive, send_with_headers)
 
 
+def _start(paths: Any, roots: Roots, sources: Sources):
+    """Serve ``paths`` (a file or folder, or a list of them): folders join ``roots``, files
+    are opened in order; the first file's :class:`~agents.viewer.core.LogSource` (or None)."""
+    if paths is None:
+        items: list[Any] = []
+    elif isinstance(paths, str | Path):
+        items = [paths]
+    else:
+        items = list(paths)
+    first = None
+    for item in items:
+        p = Path(item).expanduser()
+        try:
+            folder = p.is_dir()
+        except OSError as e:
+            raise ViewError(
+                f"{limits.shown(str(item))}: not a usable path ({e.strerror})"
+            ) from None
+        if folder:
+            roots.add_folder(p)
+            continue
+        src = sources.open(roots.add_file(p))
+        first = first or src
+    return first
+
+
 def create_app(
-    log: str | Path | None = None,
+    paths: str | Path | Sequence[str | Path] | None = None,
     save_dir: str | Path = "runs/play",
     allowed_hosts: list[str] | None = None,
+    token: str | None = None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> Starlette:
-    """The app; ``log`` (optional) is opened first. Raises :class:`ViewError` for a bad log."""
+    """The app serving ``paths``: a log or game file, a folder of them, or a list of these
+    (the files are opened first, in order), plus the save folder ``save_dir`` and the shipped
+    examples. ``token`` is the session token every ``/api/`` request must carry (a fresh one
+    when not given: ``app.state.token``). Raises :class:`ViewError` for a bad file."""
     sources = Sources()
     cache = ReplayCache()
     save = Path(save_dir)
-    sessions = LiveSessions(save)
-    first = sources.open(log) if log is not None else None
+    try:  # outside agents in live games play under it (agents.timelimit)
+        sessions = LiveSessions(save, move_time_limit=move_time_limit)
+    except ValueError as e:
+        raise ViewError(str(e)) from None
+    roots = Roots(folders=[save, EXAMPLES_DIR])
+    first = _start(paths, roots, sources)
+    token = token or new_token()
 
     def api(fn, body: bool = False):
         """An endpoint around ``fn(request)`` (or ``fn(request, body)`` for a JSON body), run
@@ -144,7 +232,7 @@ def create_app(
                     out = await run_in_threadpool(fn, request)
             except ViewError as e:
                 return _error(e)
-            return out if isinstance(out, Response) else JSONResponse(out)
+            return out if isinstance(out, Response) else ApiJSON(out)
 
         return endpoint
 
@@ -171,9 +259,14 @@ def create_app(
             "logs": sources.list(),
             "first_log": first.id if first is not None else None,
             "save_dir": str(save.resolve()),
+            "served": roots.described(),
             "examples": examples,
             "policies": policies,
         }
+
+    def files(request: Request) -> dict[str, Any]:
+        _query(request, ())
+        return {"served": roots.described(), "files": roots.listing()}
 
     def get_logs(request: Request) -> dict[str, Any]:
         return {"logs": sources.list()}
@@ -184,8 +277,12 @@ def create_app(
             or set(body) != {"path"}
             or not isinstance(body.get("path"), str)
         ):
-            raise ViewError('send {"path": "FILE"}: an arena log or a game file', allowed=["path"])
-        return sources.open(body["path"]).describe()
+            raise ViewError(
+                'send {"path": "FILE"}: an arena log or a game file the viewer serves (GET '
+                "/api/files lists them)",
+                allowed=["path"],
+            )
+        return sources.open(roots.find(body["path"])).describe()
 
     def games(request: Request) -> dict[str, Any]:
         q = _query(request, ("entrant", "winner"))
@@ -282,18 +379,19 @@ def create_app(
             msg = {404: "no such endpoint", 405: f"method {request.method} is not allowed here"}
             return _error(
                 ViewError(
-                    f"{request.method} {request.url.path}: "
+                    f"{request.method} {_cut(request.url.path)}: "
                     + msg.get(exc.status_code, str(exc.detail)),
                     status=exc.status_code,
                     allowed=allowed,
                 )
             )
-        return JSONResponse({"error": f"{request.url.path}: not found"}, status_code=404)
+        return JSONResponse({"error": f"{_cut(request.url.path)}: not found"}, status_code=404)
 
     routes = [
         Route("/", index),
         Route("/api/meta", api(meta)),
         Route("/api/catalogue", api(lambda r: catalogue())),
+        Route("/api/files", api(files), methods=["GET"]),
         Route("/api/logs", api(get_logs), methods=["GET"]),
         Route("/api/logs", api(post_logs, body=True), methods=["POST"]),
         Route("/api/logs/{log}/games", api(games)),
@@ -310,15 +408,17 @@ def create_app(
     app = Starlette(
         routes=routes,
         middleware=[
-            Middleware(TrustedHostMiddleware, allowed_hosts=hosts),
             Middleware(SecurityHeaders),
+            Middleware(Guard, token=token, hosts=hosts),
         ],
         exception_handlers={HTTPException: not_found},
     )
 
     app.state.sources = sources
     app.state.sessions = sessions
+    app.state.roots = roots
     app.state.first_log = first
+    app.state.token = token
     return app
 
 
@@ -357,25 +457,50 @@ def make_server(app: Starlette, log_level: str = "warning"):
 
 
 def hosts_for(host: str) -> list[str]:
-    """Host names the server answers to: loopback names, plus the bound name when it is not
-    a loopback one (the user chose to expose the server)."""
-    if host in ("127.0.0.1", "localhost", "::1"):
-        return LOOPBACK_NAMES
+    """Host names the server answers to: the loopback names (and ``host``) when ``host`` is a
+    loopback address; any name when it is not (the user chose to expose the server, and the
+    session token is then the only guard)."""
+    if is_loopback(host):
+        return sorted({*LOOPBACK_NAMES, host.lower()})
     return ["*"]
 
 
+def check_host(host: str, allow_remote: bool) -> None:
+    """Refuse (:class:`ViewError`) a ``host`` that other machines can reach, unless
+    ``allow_remote``."""
+    if not is_loopback(host) and not allow_remote:
+        raise ViewError(
+            f"--host {limits.shown(host, 60)} is not a loopback address: other machines could "
+            f"reach the viewer, which reads your logs and runs bots and policies; listen on "
+            f"127.0.0.1 (the default), or pass --allow-remote as well if you mean it",
+            allowed=["127.0.0.1", "localhost", "::1", "--allow-remote"],
+        )
+
+
+def page_url(sock: socket.socket, token: str) -> str:
+    """The page's address with the session token (``http://HOST:PORT/?token=...``)."""
+    return f"{url_of(sock)}?{TOKEN_PARAM}={token}"
+
+
 def serve(
-    log: str | Path | None,
+    paths: str | Path | Sequence[str | Path] | None,
     host: str = "127.0.0.1",
     port: int = 8765,
     open_browser: bool = True,
     save_dir: str | Path = "runs/play",
     on_ready=None,
+    allow_remote: bool = False,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> None:
-    """Open ``log``, listen on ``host:port`` and serve until interrupted."""
-    app = create_app(log, save_dir=save_dir, allowed_hosts=hosts_for(host))
+    """Open ``paths`` (:func:`create_app`), listen on ``host:port`` and serve until
+    interrupted; ``on_ready(url)`` gets the page's address with its session token. A
+    ``host`` that is not a loopback address needs ``allow_remote``."""
+    check_host(host, allow_remote)
+    app = create_app(
+        paths, save_dir=save_dir, allowed_hosts=hosts_for(host), move_time_limit=move_time_limit
+    )
     sock = bind(host, port)
-    url = url_of(sock)
+    url = page_url(sock, app.state.token)
     first = app.state.first_log
     if first is not None:
         url += f"#log={first.id}"
@@ -392,7 +517,8 @@ def serve(
 
 class BackgroundServer:
     """The app served from a thread (for tests and scripts): ``with BackgroundServer(app) as
-    url: ...``; binds 127.0.0.1 on a free port."""
+    url: ...``, where ``url`` is the page's address with the session token
+    (``http://127.0.0.1:PORT/?token=...``); binds 127.0.0.1 on a free port."""
 
     def __init__(self, app: Starlette, host: str = "127.0.0.1", port: int = 0) -> None:
         self.app, self.host, self.port = app, host, port
@@ -404,7 +530,7 @@ class BackgroundServer:
         import time
 
         sock = bind(self.host, self.port)
-        self.url = url_of(sock)
+        self.url = page_url(sock, self.app.state.token)
         self._server = make_server(self.app)
         self._thread = threading.Thread(
             target=self._server.run, kwargs={"sockets": [sock]}, daemon=True
@@ -426,4 +552,14 @@ class BackgroundServer:
         self._sock.close()
 
 
-__all__ = ["ALL", "BackgroundServer", "create_app", "serve", "bind", "make_server", "url_of"]
+__all__ = [
+    "ALL",
+    "BackgroundServer",
+    "bind",
+    "check_host",
+    "create_app",
+    "make_server",
+    "page_url",
+    "serve",
+    "url_of",
+]

@@ -71,10 +71,21 @@ class ApiError extends Error {
   }
 }
 
+// The session token: from the URL that `lastwill view` printed (?token=...), kept in this
+// tab's sessionStorage so a reload without it still works; sent with every API request.
+const TOKEN = (() => {
+  const given = new URLSearchParams(location.search).get("token");
+  try {
+    if (given) sessionStorage.setItem("lastwill-token", given);
+    return given || sessionStorage.getItem("lastwill-token") || "";
+  } catch (e) { return given || ""; }
+})();
+
 async function api(path, body) {
-  const opts = body === undefined ? {} : {
+  const headers = {"X-Lastwill-Token": TOKEN};
+  const opts = body === undefined ? {headers} : {
     method: "POST",
-    headers: {"Content-Type": "application/json"},
+    headers: {...headers, "Content-Type": "application/json"},
     body: JSON.stringify(body),
   };
   const r = await fetch(path, opts);
@@ -563,6 +574,14 @@ async function saveLive(ev) {
 async function refreshLogs() {
   S.logs = (await api("/api/logs")).logs;
   fillLogSelect();
+  await fillOpenFiles();
+}
+
+async function fillOpenFiles() {
+  // the files this server may open (it serves only what it was started with)
+  const out = await api("/api/files");
+  $("open-files").replaceChildren(...out.files.map((f) => h("option", {value: f.path})));
+  $("open-path").title = `files under: ${out.served.join(", ")}`;
 }
 
 async function openFirstGame() {
@@ -650,6 +669,7 @@ async function main() {
   $("save-form").addEventListener("submit", saveLive);
   $("live-new").addEventListener("click", () => { $("live").hidden = true; $("setup").hidden = false; S.live = null; });
   setupSeats();
+  fillOpenFiles().catch(fail);
 
   fillLogSelect();
   const hash = parseHash();
