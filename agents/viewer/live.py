@@ -48,6 +48,7 @@ from ..play import (
     observers_of,
     save_game,
 )
+from ..timelimit import DEFAULT_MOVE_TIME_LIMIT, check_time_limit
 from .core import ViewError, frame
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
@@ -229,11 +230,16 @@ class LiveGame:
 
 
 class LiveSessions:
-    """The live games of a server, by id; the oldest are dropped beyond ``limit``."""
+    """The live games of a server, by id; the oldest are dropped beyond ``limit``. Outside
+    agents play under ``move_time_limit`` seconds per call (0: none; `agents.timelimit`): one
+    over it is dropped and its seat plays the first legal action, said in the game's problems."""
 
-    def __init__(self, save_dir: Path, limit: int = 50) -> None:
+    def __init__(
+        self, save_dir: Path, limit: int = 50, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT
+    ) -> None:
         self.save_dir = save_dir
         self.limit = limit
+        self.move_time_limit = check_time_limit(move_time_limit)
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -290,6 +296,7 @@ class LiveSessions:
                 seed=seed,
                 starting_money=money,
                 board_spaces=spaces,
+                move_time_limit=self.move_time_limit,
             )
         except (PlayError, ConfigError) as e:
             raise ViewError(str(e)) from None
@@ -298,7 +305,7 @@ class LiveSessions:
     def resume(self, path: Path) -> LiveGame:
         """Continue an unfinished game saved from ``lastwill play`` or this page."""
         try:
-            game = load_game(path)
+            game = load_game(path, move_time_limit=self.move_time_limit)
         except PlayError as e:
             raise ViewError(str(e)) from None
         return self._add(game)
