@@ -456,3 +456,19 @@ def test_random_requests_get_no_5xx_and_change_no_file(served) -> None:
     # a save request can only add a file to the save folder; nothing else changes
     assert {k: v for k, v in after.items() if k in before} == before
     assert all(Path(k).parent == served["saves"] for k in set(after) - set(before))
+
+
+def test_a_file_removed_while_it_is_opened_is_a_clear_error(app, served, monkeypatch) -> None:
+    import agents.viewer.core as core
+
+    path = served["inside"] / "log.jsonl"
+    read = core.read_records
+
+    def read_then_remove(p):
+        out = read(p)
+        p.unlink()
+        return out
+
+    monkeypatch.setattr(core, "read_records", read_then_remove)
+    r = _client(app, raise_server_exceptions=False).post("/api/logs", json={"path": str(path)})
+    assert r.status_code == 400 and "cannot read it" in r.json()["error"]

@@ -259,7 +259,10 @@ class Sources:
         except OSError as e:
             raise ViewError(f"{path}: not a usable path ({e})") from None
         header, rows = read_records(p)
-        mtime = p.stat().st_mtime
+        try:
+            mtime = p.stat().st_mtime
+        except OSError as e:  # removed since it was read
+            raise ViewError(f"{p}: cannot read it ({e.strerror})") from None
         with self._lock:
             for src in self._by_id.values():
                 if src.path == p:
