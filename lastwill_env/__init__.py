@@ -10,9 +10,14 @@ The environment names are loaded on first access (module `__getattr__`):
 - `ACTION_TABLE_HASH`: sha256 of the printed action table plus the observation layout; store it
   with `ENV_NAME` in every checkpoint and refuse to load a mismatch.
 
-Registration with PettingZoo's registry (`pettingzoo.make("aec", "lastwill_v1", ...)`) happens
-without importing PettingZoo here: if it is already imported we register now, otherwise a small
-import hook registers the moment `pettingzoo` is imported.
+Registration with PettingZoo's registry (`pettingzoo.make("aec", "lastwill_v1", ...)`) and
+gymnasium's (`gymnasium.make("LastWill-v1", num_players=2, opponents=[...])`, the single-seat
+env with `SingleSeatEnv`'s parameters) happens without importing either here: one already
+imported is registered now, otherwise a small import hook registers the moment it is imported.
+
+`__version__` is the lab's version (the `lastwill-lab` package's, which pyproject.toml reads
+from here); `ENV_VERSION` is the environment's, bumped when recorded games and trained policies
+stop matching.
 """
 
 from __future__ import annotations
@@ -21,9 +26,10 @@ import contextlib
 import sys
 from typing import Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # the lab's version, one home: pyproject.toml reads it from here
 ENV_NAME = "lastwill_v1"
 ENV_VERSION = 1
+GYM_ID = "LastWill-v1"  # gymnasium id of the single-seat env
 
 _LAZY: dict[str, tuple[str, str | None]] = {
     # the submodule itself: it is callable (`env(**kwargs)` is the wrapped-env factory)
@@ -38,7 +44,15 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "OBS_PIECES": ("lastwill_env.encoding", "OBS_PIECES"),
 }
 
-__all__ = ["ENV_NAME", "ENV_VERSION", "ACTION_TABLE_HASH", "register", *_LAZY]
+__all__ = [
+    "ENV_NAME",
+    "ENV_VERSION",
+    "GYM_ID",
+    "ACTION_TABLE_HASH",
+    "register",
+    "register_gymnasium",
+    *_LAZY,
+]
 
 
 def _action_table_hash() -> str:
@@ -80,38 +94,58 @@ def register() -> None:
         _register("aec", ENV_NAME, entry_point="lastwill_env.env:env")
 
 
-def _install_registration_hook() -> None:
-    if "pettingzoo" in sys.modules:
-        # a broken PettingZoo must not break importing the engine
-        with contextlib.suppress(Exception):
-            register()
-        return
-    import importlib.abc
-    import importlib.util
+def register_gymnasium() -> None:
+    """Register `LastWill-v1` (entry point `lastwill_env.single_seat:SingleSeatEnv`) in
+    gymnasium's registry; `gymnasium.make` passes its keyword arguments to `SingleSeatEnv`.
+    Idempotent; imports gymnasium."""
+    from gymnasium.envs.registration import register as _register
+    from gymnasium.envs.registration import registry
 
-    class _RegisterOnImport(importlib.abc.MetaPathFinder):
-        """Registers lastwill_v1 right after `pettingzoo` finishes importing, then leaves."""
+    if GYM_ID not in registry:
+        _register(id=GYM_ID, entry_point="lastwill_env.single_seat:SingleSeatEnv")
 
-        def find_spec(self, fullname, path, target=None):  # type: ignore[override]
-            if fullname != "pettingzoo":
-                return None
-            if self in sys.meta_path:
-                sys.meta_path.remove(self)
-            spec = importlib.util.find_spec(fullname)
-            loader = getattr(spec, "loader", None)
-            if spec is None or loader is None or not hasattr(loader, "exec_module"):
-                return spec
-            original = loader.exec_module
 
-            def exec_module(module):  # type: ignore[no-untyped-def]
-                original(module)
-                with contextlib.suppress(Exception):
-                    register()
+class _RegisterOnImport:
+    """A meta-path finder that runs `pending[name]()` right after the module `name` finishes
+    importing (once per name), and leaves `sys.meta_path` when none is pending."""
 
-            loader.exec_module = exec_module
+    def __init__(self, pending: dict[str, Any]) -> None:
+        self.pending = pending
+
+    def find_spec(self, fullname, path, target=None):  # type: ignore[no-untyped-def]
+        import importlib.util
+
+        if fullname not in self.pending:
+            return None
+        registrar = self.pending.pop(fullname)
+        if not self.pending and self in sys.meta_path:
+            sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(fullname)  # this finder no longer answers for it
+        loader = getattr(spec, "loader", None)
+        if spec is None or loader is None or not hasattr(loader, "exec_module"):
             return spec
+        original = loader.exec_module
 
-    sys.meta_path.insert(0, _RegisterOnImport())
+        def exec_module(module):  # type: ignore[no-untyped-def]
+            original(module)
+            with contextlib.suppress(Exception):  # a broken registry must not break the import
+                registrar()
+
+        loader.exec_module = exec_module
+        return spec
 
 
-_install_registration_hook()
+def _install_registration_hooks() -> None:
+    pending: dict[str, Any] = {}
+    for name, registrar in (("pettingzoo", register), ("gymnasium", register_gymnasium)):
+        if name in sys.modules:
+            # a broken PettingZoo or gymnasium must not break importing the engine
+            with contextlib.suppress(Exception):
+                registrar()
+        else:
+            pending[name] = registrar
+    if pending:
+        sys.meta_path.insert(0, _RegisterOnImport(pending))
+
+
+_install_registration_hooks()

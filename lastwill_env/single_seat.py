@@ -23,6 +23,12 @@ as in the AEC env). Illegal learner actions raise `IllegalActionError` by defaul
 `illegal_action="penalize"` the episode ends with `illegal_penalty` (a finite number). An
 action that is not an integer (a bool, a float, a numpy bool or float) raises in either mode.
 
+Registered with gymnasium as `LastWill-v1` on `import lastwill_env`:
+`gymnasium.make("LastWill-v1", num_players=2, opponents=[...])` takes this class's keyword
+arguments. `gymnasium.utils.env_checker.check_env` passes with `illegal_action="penalize"` (give
+it `env.unwrapped`): it steps with unmasked random actions, nearly always illegal, which the
+default `"raise"` refuses by design with `IllegalActionError`.
+
 `info`: `num_players`, `seat` (the learner's absolute seat), `action_mask` (int8),
 `opponent_decisions` (opponent decisions applied during this call, for speed accounting) and,
 at the end, `ranks` (absolute seats), `rank` (the learner's), `winner` (absolute seat) and
