@@ -73,7 +73,9 @@ from .registry import (
     WorkerSetup,
     apply_worker_setup,
     make_agent,
+    trusting,
     worker_setup,
+    worker_setup_applied,
 )
 
 LOG_VERSION = 1
@@ -253,9 +255,10 @@ def run_task(task: GameTask) -> dict[str, Any]:
 
 def run_tasks(tasks: list[GameTask], setup: WorkerSetup | None = None) -> list[dict[str, Any]]:
     """A batch of games (one Ray task or one worker chunk), after installing the parent's
-    registry setup (`agents.registry.worker_setup`) in this process."""
-    apply_worker_setup(setup)
-    return [run_task(t) for t in tasks]
+    registry setup (`agents.registry.worker_setup`) in this process, its grants for this
+    batch only."""
+    with worker_setup_applied(setup):
+        return [run_task(t) for t in tasks]
 
 
 @dataclass(frozen=True)
@@ -681,6 +684,7 @@ def run_tournament(
     on_start: Callable[[int, int], None] | None = None,
     on_game: Callable[[dict[str, Any]], None] | None = None,
     on_note: Callable[[str], None] | None = None,
+    trusted: bool = False,
 ) -> TournamentResult:
     """Plan, play (skipping logged games when resuming) and log a tournament.
 
@@ -692,6 +696,10 @@ def run_tournament(
     ``on_start(total, already_done)``, ``on_game(row)`` and ``on_note(text)`` are progress
     hooks. The log is append-only: rows are flushed as games finish and fsynced at the end; an
     existing log is only appended to after :func:`load_for_resume` accepted it.
+    ``trusted``: the entrants are the caller's own (typed by the user), so `module:Class`
+    specs among them may import their classes and their ``ppo:`` `.zip` files may load
+    (`agents.registry.trusting`, docs/TRUST.md); otherwise only registered names and `.npz`
+    policies play.
     """
     if games < 1:
         raise ArenaError(f"--games must be at least 1, got {games}")
@@ -703,15 +711,18 @@ def run_tournament(
     if use_ray:
         _import_ray()
     send = "ray" if use_ray else "pool" if workers > 1 else None
-    setup = prepare_players(entrants, send=send)
-    ray_started = False
-    try:
-        if use_ray:
-            ray_started = connect_ray(ray_address)
-        return _run(sched, games, setup, out, resume, workers, use_ray, on_start, on_game, on_note)
-    finally:
-        if ray_started:
-            _import_ray().shutdown()
+    with trusting(entrants if trusted else ()):
+        setup = prepare_players(entrants, send=send)
+        ray_started = False
+        try:
+            if use_ray:
+                ray_started = connect_ray(ray_address)
+            return _run(
+                sched, games, setup, out, resume, workers, use_ray, on_start, on_game, on_note
+            )
+        finally:
+            if ray_started:
+                _import_ray().shutdown()
 
 
 def _run(

@@ -321,6 +321,7 @@ def arena(
             on_start=on_start,
             on_game=on_game,
             on_note=lambda text: note(f"note: {text}"),
+            trusted=True,  # the entrants were typed here (docs/TRUST.md)
         )
     except ar.ArenaError as e:
         progress.stop()
@@ -650,6 +651,7 @@ def eval_cmd(
                 out=target,
                 on_start=on_start,
                 on_game=on_game,
+                trusted=True,  # the specs were typed here (docs/TRUST.md)
             )
     except (ev.EvalError, PlayerSpecError, ConfigError) as e:
         fail(str(e))
@@ -865,6 +867,7 @@ def play(
                 seed=seed,
                 starting_money=sm,
                 board_spaces=board_spaces,
+                trusted=True,  # typed here; a --load file's seats are data (docs/TRUST.md)
             )
     except pl.PlayError as e:
         fail(str(e))

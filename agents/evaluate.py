@@ -35,7 +35,14 @@ from lastwill_env.engine import GameConfig
 
 from .arena import GameTask, Schedule, run_task, run_tasks
 from .deals import TEST, check_deals, describe
-from .registry import display_name, make_agent
+from .registry import (
+    WorkerSetup,
+    apply_worker_setup,
+    display_name,
+    make_agent,
+    trusting,
+    worker_setup,
+)
 from .safeio import DestinationError, check_destination, open_atomic
 from .stats import openskill_ratings, summarize
 
@@ -159,6 +166,23 @@ class Evaluation:
         }
 
 
+def _worker_setup(tasks: list[GameTask]) -> WorkerSetup:
+    """What the worker processes need to build what this process builds (its registered
+    names, import roots and grants, `agents.registry.worker_setup`), checked to pickle."""
+    import pickle
+
+    setup = worker_setup(dict.fromkeys(s for t in tasks for s in t.seating))
+    try:
+        pickle.dumps(setup)
+    except Exception as e:  # noqa: BLE001 - PicklingError, AttributeError, TypeError
+        raise EvalError(
+            f"the players registered at run time cannot be sent to worker processes: "
+            f"{type(e).__name__}: {e}; register a module-level class or function, or use "
+            f"workers=1"
+        ) from e
+    return setup
+
+
 def _results(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
     if workers <= 1 or len(tasks) <= 1:
         for t in tasks:
@@ -168,7 +192,9 @@ def _results(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
 
     chunk = max(1, min(8, len(tasks) // (workers * 8)))
     batches = [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
-    with mp.get_context("spawn").Pool(workers) as pool:
+    setup = _worker_setup(tasks)
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(workers, initializer=apply_worker_setup, initargs=(setup,)) as pool:
         for rows in pool.imap(run_tasks, batches):  # in order: rows stay in game order
             yield from rows
 
@@ -184,11 +210,13 @@ def play_tables(
     board_spaces: int = 5,
     on_start: Callable[[int], None] | None = None,
     on_game: Callable[[dict[str, Any]], None] | None = None,
+    trusted: bool = False,
 ) -> list[dict[str, Any]]:
     """Play ``games`` per table (rounded up to whole seat rotations) on the arena schedule of
     each table, every table with the same ``seed`` and deal set ``deals`` (paired deals; test
     deals unless told otherwise, :mod:`agents.deals`); rows in table order, each tagged with
-    ``table``."""
+    ``table``. ``trusted``: the tables' specs are the caller's own (`agents.registry.trusting`,
+    docs/TRUST.md)."""
     try:
         check_deals(deals)
     except ValueError as e:
@@ -209,11 +237,13 @@ def play_tables(
     if on_start is not None:
         on_start(len(tasks))
     rows = []
-    for (table, _), row in zip(tasks, _results([t for _, t in tasks], workers), strict=True):
-        row["table"] = table.name
-        rows.append(row)
-        if on_game is not None:
-            on_game(row)
+    with trusting([s for table in tables for s in table.entrants] if trusted else ()):
+        results = _results([t for _, t in tasks], workers)
+        for (table, _), row in zip(tasks, results, strict=True):
+            row["table"] = table.name
+            rows.append(row)
+            if on_game is not None:
+                on_game(row)
     return rows
 
 
@@ -233,6 +263,7 @@ def evaluate(
     out: str | os.PathLike | None = None,
     on_start: Callable[[int], None] | None = None,
     on_game: Callable[[dict[str, Any]], None] | None = None,
+    trusted: bool = False,
 ) -> Evaluation:
     """Play the evaluation of ``spec`` (module docstring); ``games`` per table, rounded up to
     whole seat rotations, on the deal set ``deals`` (test deals by default: an evaluation
@@ -241,7 +272,9 @@ def evaluate(
     the games as JSONL; ``on_start(total_games)`` and ``on_game(row)`` report progress.
 
     The player must differ from every panel bot and the anchor (give it a display name,
-    ``greedy@me``, to evaluate a panel bot), or its games could not be told apart."""
+    ``greedy@me``, to evaluate a panel bot), or its games could not be told apart.
+    ``trusted``: the specs are the caller's own (typed by the user), so `module:Class` specs
+    may import and ``ppo:`` `.zip` files may load (docs/TRUST.md)."""
     panel = list(panel)
     if spec in panel or spec == anchor:
         raise EvalError(
@@ -250,7 +283,7 @@ def evaluate(
             f"{spec}@me"
         )
     for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]):
-        make_agent(s, 0)  # a bad spec fails here, before any game (PlayerSpecError)
+        make_agent(s, 0, trusted=trusted)  # a bad spec fails here, before any game
     anchor = anchor if anchor is not None else (panel[0] if panel else None)
     tables = panel_tables(spec, panel, num_players, mixed, anchor)
     out_path = Path(out) if out is not None else None
@@ -270,6 +303,7 @@ def evaluate(
         board_spaces=board_spaces,
         on_start=on_start,
         on_game=on_game,
+        trusted=trusted,
     )
     result = Evaluation(spec, tables, rows, seed, anchor, time.perf_counter() - t0, deals)
     for n in dict.fromkeys(t.num_players for t in tables):

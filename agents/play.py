@@ -112,13 +112,17 @@ class PlayGame:
 # Setting up
 
 
-def _build_agents(seating: list[str], human_seat: int, seeds: list[int]) -> dict[int, Any]:
+def _build_agents(
+    seating: list[str], human_seat: int, seeds: list[int], trusted: bool = False
+) -> dict[int, Any]:
+    """The bots of every seat but the person's; ``trusted`` as in `agents.registry.make_agent`
+    (never for the seats of a saved game: a file's specs are data, docs/TRUST.md)."""
     agents = {}
     for seat, spec in enumerate(seating):
         if seat == human_seat:
             continue
         try:
-            agent = make_agent(spec, seeds[seat])
+            agent = make_agent(spec, seeds[seat], trusted=trusted)
             agent.reset(seeds[seat])
         except PlayerSpecError as e:
             raise PlayError(str(e)) from None
@@ -133,11 +137,14 @@ def new_play(
     seed: int | None = None,
     starting_money: int | str = 70,
     board_spaces: int = 5,
+    trusted: bool = False,
 ) -> PlayGame:
     """A new game: the human at ``human_seat``, the opponents' specs in seat order around it.
 
     ``num_players`` defaults to one more than the opponents; a single opponent spec fills
-    every other seat.
+    every other seat. ``trusted``: the specs are the caller's own (typed by the user), so
+    `module:Class` specs may import and ``ppo:`` `.zip` files may load (docs/TRUST.md); the
+    viewer's live games pass specs from a request and never set it.
     """
     opponents = [o.strip() for o in opponents]
     if not opponents or any(not o for o in opponents):
@@ -165,7 +172,7 @@ def new_play(
     seating = list(opponents)
     seating.insert(human_seat, HUMAN)
     seeds = [derive_seed(seed, "agent", s) for s in range(n)]
-    agents = _build_agents(seating, human_seat, seeds)
+    agents = _build_agents(seating, human_seat, seeds, trusted)
     return PlayGame(config, seed, human_seat, seating, seeds, new_game(config, seed), agents)
 
 
@@ -235,7 +242,9 @@ def _feed(agents: dict[int, Any], observers: list[int], n: int, seat: int, actio
 
 
 def load_game(path: str | Path) -> PlayGame:
-    """Resume a game saved by ``save PATH`` (or any unfinished play record)."""
+    """Resume a game saved by ``save PATH`` (or any unfinished play record). Its seats are
+    rebuilt from the file's specs as data: registered names and ``.npz`` policies only, never
+    a `module:Class` import nor a ``.zip`` pickle (docs/TRUST.md)."""
     path = Path(path)
     if not path.is_file():
         raise PlayError(f"{path}: no such file")

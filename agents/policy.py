@@ -6,7 +6,11 @@ them by the trainer, `NAME.npz`: the policy network's weights as plain arrays (a
 critic's, which `NumpyPolicy.evaluate` uses for the value estimate). The agent plays
 from the `.npz` with a small numpy forward pass (fast at batch size 1, no torch needed); given a
 `.zip` without its `.npz`, it loads the model with sb3-contrib (importing torch only then) and
-converts it. Actions are always masked to the legal set: deterministic (arg-max) by default, or
+converts it, but only where the user named that checkpoint: an SB3 `.zip` is a pickle, and
+unpickling runs code, so a `.zip` loads only when granted (`agents.trust`: typed on the command
+line, or ``allow_pickle=True`` in the Python API); a policy named by a log, a request or a saved
+game plays from its `.npz` (read with ``allow_pickle=False``) or not at all (docs/TRUST.md).
+Actions are always masked to the legal set: deterministic (arg-max) by default, or
 sampled (`ppo:PATH:sample`). A policy trained over a prior bot (`prior` and `prior_weight` in
 the `.npz`, see `NumpyPolicy`) asks that bot at every decision and adds the weight to its
 choice's logit before choosing; the file also records the bot's behaviour fingerprint
@@ -32,6 +36,7 @@ import numpy as np
 from lastwill_env.encoding import OBS_SIZE, encode_observation
 from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
+from . import trust
 from .base import BaseAgent
 from .safeio import BundleError, bundle_base, verify_bundle, write_with
 
@@ -138,6 +143,25 @@ def _check_layers(weights: list[np.ndarray], biases: list[np.ndarray], what: str
             )
 
 
+def _check_prior_name(prior: str) -> None:
+    """A policy's prior (read from its file) names a registered bot, never a module to
+    import (docs/TRUST.md)."""
+    if not prior:
+        return
+    from .registry import PlayerSpecError, import_target
+
+    try:
+        target = import_target(prior)
+    except PlayerSpecError:
+        return  # an unknown name is reported when the prior is first asked
+    if target is not None:
+        raise CheckpointError(
+            f"the policy's prior {prior!r} would import {target}; a prior read from a policy "
+            f"file must be a registered bot such as racer (a file never names code to import, "
+            f"docs/TRUST.md)"
+        )
+
+
 class NumpyPolicy:
     """The actor of an SB3 MlpPolicy as numpy arrays: hidden layers then the action layer.
 
@@ -189,6 +213,7 @@ class NumpyPolicy:
         prior_weight = float(prior_weight)
         if not isinstance(prior, str) or not np.isfinite(prior_weight) or prior_weight < 0:
             raise CheckpointError(f"bad prior {prior!r} with weight {prior_weight!r}")
+        _check_prior_name(prior)
         if bool(prior) != (prior_weight > 0):
             raise CheckpointError(
                 f"prior {prior!r} with weight {prior_weight}: a prior needs a positive weight, "
@@ -459,26 +484,30 @@ def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = Non
     return npz
 
 
-_CACHE: dict[tuple[str, float, bool, bool], tuple[NumpyPolicy, dict[str, Any]]] = {}
+_CACHE: dict[tuple[str, float, bool, bool, bool], tuple[NumpyPolicy, dict[str, Any]]] = {}
 
 
 def load_policy(
-    path: str | Path, check: bool = True, need_value: bool = False
+    path: str | Path, check: bool = True, need_value: bool = False, allow_pickle: bool = False
 ) -> tuple[NumpyPolicy, dict[str, Any]]:
     """Load a checkpoint (`.zip` or `.npz`, with its `.json` sidecar) as a NumpyPolicy.
     Cached per process by path and modification time (the arena builds agents per game).
 
-    With ``need_value``, a `.npz` written without the critic is completed from the `.zip`
-    beside it when there is one (importing torch then); otherwise the policy has no critic
-    (``has_value`` is false)."""
+    The `.npz` is read without pickles. The SB3 `.zip` (a pickle) is read only with
+    ``allow_pickle`` (the caller named this checkpoint itself) or when `agents.trust` grants
+    it (the user typed it on the command line); otherwise a `.zip` without its `.npz` is a
+    `CheckpointError`. With ``need_value``, a `.npz` written without the critic is completed
+    from the `.zip` beside it when there is one and it may be read (importing torch then);
+    otherwise the policy has no critic (``has_value`` is false)."""
     path = Path(path)
+    allow = allow_pickle or trust.allows_pickle(path.with_suffix(".zip"))
     try:
-        key = (str(path.resolve()), path.stat().st_mtime, check, need_value)
+        key = (str(path.resolve()), path.stat().st_mtime, check, need_value, allow)
     except OSError:
         key = None
     if key is not None and key in _CACHE:
         return _CACHE[key]
-    out = _load_policy(path, check, need_value)
+    out = _load_policy(path, check, need_value, allow)
     if key is not None:
         _CACHE[key] = out
     return out
@@ -496,7 +525,17 @@ def _load_sb3(path: Path) -> NumpyPolicy:
     return NumpyPolicy.from_sb3(model)
 
 
-def _load_policy(path: Path, check: bool, need_value: bool = False):
+def _refuse_pickle(path: Path) -> CheckpointError:
+    return CheckpointError(
+        f"checkpoint {path} has no .npz beside it, and its SB3 .zip is a pickle, which the lab "
+        f"loads only where the user named the file on the command line (or allow_pickle=True "
+        f"in the Python API), never from a log, a request or a saved game (docs/TRUST.md); "
+        f"write the .npz once with agents.policy.save_policy and play ppo:"
+        f"{path.with_suffix('.npz')}"
+    )
+
+
+def _load_policy(path: Path, check: bool, need_value: bool = False, allow: bool = False):
     if not path.exists():
         raise CheckpointError(
             f"checkpoint {path} does not exist (expected a .zip or .npz written by "
@@ -512,25 +551,30 @@ def _load_policy(path: Path, check: bool, need_value: bool = False):
     if npz.exists():
         pol = NumpyPolicy.load_npz(npz)
         zip_ = path.with_suffix(".zip")
-        if need_value and not pol.has_value and zip_.exists():
+        if need_value and not pol.has_value and zip_.exists() and allow:
             full = _load_sb3(zip_)
             pol.value_weights, pol.value_biases = full.value_weights, full.value_biases
         return pol, meta
+    if not allow:
+        raise _refuse_pickle(path)
     return _load_sb3(path), meta
 
 
 class PolicyAgent(BaseAgent):
-    """Plays a trained checkpoint with masks; `mode` is `det` (arg-max) or `sample`."""
+    """Plays a trained checkpoint with masks; `mode` is `det` (arg-max) or `sample`;
+    ``allow_pickle`` lets a `.zip` without its `.npz` load (`load_policy`)."""
 
     name = "ppo"
 
-    def __init__(self, path: str, mode: str = "det", seed: int | None = None) -> None:
+    def __init__(
+        self, path: str, mode: str = "det", seed: int | None = None, allow_pickle: bool = False
+    ) -> None:
         super().__init__(seed)
         if mode not in ("det", "sample"):
             raise ValueError(f"mode {mode!r} is not allowed; choose det or sample")
         self.path = path
         self.deterministic = mode == "det"
-        self.policy, self.meta = load_policy(path)
+        self.policy, self.meta = load_policy(path, allow_pickle=allow_pickle)
         self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
 
     def act(self, view: PlayerView, legal: list[int]) -> int:

@@ -17,13 +17,18 @@ Where names come from, in this order (an earlier source wins a name):
    in a package's `pyproject.toml`, `[project.entry-points."lastwill.agents"]` with
    `myagent = "mypkg.agent:MyAgent"`; loaded on first use;
 4. no registration at all: `module.path:ClassName[:key=value...]` imports `module.path`
-   (from `sys.path`, with the current directory added at its end) and calls `ClassName`
-   (a class or a factory function) with the spec's parameters, plus `seed=` when it takes one.
+   (from `sys.path`, with the current directory added at its end) and calls `ClassName` with
+   the spec's parameters, plus `seed=` when it takes one. Only where the user named it
+   (docs/TRUST.md): the command line grants the specs typed there (:func:`trusting`), the
+   Python API those of a call with ``trusted=True``; a spec from a request, a saved game, a log
+   or a checkpoint file is refused before anything is imported. Even when granted, the
+   attribute must be a class with `act` and `reset` before it is called.
 
 Whatever a factory builds must have `act(view, legal)` and `reset(seed)` (subclass
 `agents.base.BaseAgent`). Worker processes and Ray tasks rebuild agents from their specs:
 `worker_setup(specs)` is what a parent sends them (the import roots of modules and entry points,
-and the names registered at run time), `apply_worker_setup(setup)` installs it in a worker.
+the names registered at run time, and the grants of `agents.trust` those specs use),
+`apply_worker_setup(setup)` installs it in a worker.
 """
 
 from __future__ import annotations
@@ -33,10 +38,12 @@ import inspect
 import os
 import re
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from . import trust
 from .base import Agent, RandomAgent
 
 ENTRY_POINT_GROUP = "lastwill.agents"
@@ -131,20 +138,27 @@ def parse_spec(spec: str) -> tuple[str, list, dict]:
 
 class ImportFactory:
     """A factory named by its import path `module.path:attr` (picklable as that text);
-    imports on first call."""
+    imports on first call. A `guarded` factory (a `module:Class` spec) imports only a target
+    granted in `agents.trust`, and calls only an agent class."""
 
-    def __init__(self, target: str, spec: str | None = None) -> None:
+    def __init__(self, target: str, spec: str | None = None, guarded: bool = False) -> None:
         self.target = target
         self.spec = spec or target
+        self.guarded = guarded
         self._obj: Any = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"target": self.target, "spec": self.spec, "_obj": None}
+        return {"target": self.target, "spec": self.spec, "guarded": self.guarded, "_obj": None}
 
     def load(self) -> Any:
         if self._obj is None:
+            if self.guarded and not trust.allows_import(self.target):
+                raise PlayerSpecError(_untrusted_message(self.spec, self.target))
             module, _, attr = self.target.partition(":")
-            self._obj = import_object(module, attr, self.spec)
+            obj = import_object(module, attr, self.spec)
+            if self.guarded:
+                _check_agent_class(obj, self.spec, self.target)
+            self._obj = obj
         return self._obj
 
     def __call__(self, *args: Any, seed: int | None = None, **kwargs: Any) -> Any:
@@ -155,6 +169,33 @@ class ImportFactory:
 
     def __repr__(self) -> str:
         return f"ImportFactory({self.target!r})"
+
+
+def _untrusted_message(spec: str, target: str) -> str:
+    return (
+        f"player spec {spec!r} would import {target}, and a module.path:ClassName spec is "
+        f"imported only where the user typed it (on the command line, or trusted=True in the "
+        f"Python API); one from a request, a saved game, a log or a checkpoint file is never "
+        f"imported (docs/TRUST.md). Players allowed here: {', '.join(names())} (ppo:PATH for "
+        f"a .npz policy), or install the agent's package with a {ENTRY_POINT_GROUP} entry point"
+    )
+
+
+def _check_agent_class(obj: Any, spec: str, target: str) -> None:
+    """A `module:Class` spec names a class with `act` and `reset` (checked before any call)."""
+    if not inspect.isclass(obj):
+        raise PlayerSpecError(
+            f"player spec {spec!r}: {target} is a {type(obj).__name__}, not a class, so it is "
+            f"not called; a module.path:ClassName spec names an agent class with "
+            f"act(view, legal) and reset(seed) (subclass agents.base.BaseAgent)"
+        )
+    missing = [m for m in ("act", "reset") if not callable(getattr(obj, m, None))]
+    if missing:
+        raise PlayerSpecError(
+            f"player spec {spec!r}: class {target} is not an agent: it has no "
+            f"{' and no '.join(missing)}(...), so it is not built (an agent needs "
+            f"act(view, legal) and reset(seed); subclass agents.base.BaseAgent)"
+        )
 
 
 def _takes_seed(obj: Any) -> bool:
@@ -193,6 +234,11 @@ def import_object(module: str, attr: str, spec: str | None = None) -> Any:
         raise PlayerSpecError(
             f"player spec {spec!r}: importing {module!r} failed: {type(e).__name__}: {e}"
         ) from e
+    except SystemExit as e:  # sys.exit at import: an error naming the spec, not an exit
+        raise PlayerSpecError(
+            f"player spec {spec!r}: importing {module!r} called sys.exit({e.code!r}); an "
+            f"agent module must not end the process"
+        ) from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
@@ -217,7 +263,8 @@ def resolve(spec: str) -> tuple[Entry, list, dict]:
     entry = _REGISTRY.get(name)
     if entry is None and _import_spec(name, pos):
         target = f"{name}:{pos[0]}"
-        entry = Entry(target, ImportFactory(target, spec.strip()), "imported", origin="import")
+        factory = ImportFactory(target, spec.strip(), guarded=True)
+        entry = Entry(target, factory, "imported", origin="import")
         pos = pos[1:]
     if entry is None:
         raise PlayerSpecError(
@@ -227,8 +274,60 @@ def resolve(spec: str) -> tuple[Entry, list, dict]:
     return entry, pos, kw
 
 
-def make_agent(spec: str, seed: int | None = None) -> Agent:
-    """Build the agent a spec names; a clear error lists the valid choices."""
+def import_target(spec: str) -> str | None:
+    """The `module.path:attr` a `module:Class` spec would import (``None`` for a registered
+    name); raises `PlayerSpecError` for a spec that names nothing."""
+    entry, _, _ = resolve(spec)
+    factory = entry.factory
+    return factory.target if isinstance(factory, ImportFactory) and factory.guarded else None
+
+
+def ppo_path(arg: str) -> tuple[str, str]:
+    """``(checkpoint path, mode)`` of the argument of a ``ppo:PATH[:sample|:det]`` spec."""
+    for suffix in (":sample", ":det"):
+        if arg.endswith(suffix):
+            return arg[: -len(suffix)], suffix[1:]
+    return arg, "det"
+
+
+def spec_grants(specs: Iterable[str]) -> tuple[list[str], list[str]]:
+    """``(import targets, .zip checkpoints)`` that `specs` name: what :func:`trusting` grants.
+    A spec that names nothing grants nothing (building it reports the error)."""
+    imports: list[str] = []
+    pickles: list[str] = []
+    for spec in specs:
+        try:
+            target = import_target(spec)
+            name, pos, _ = parse_spec(spec)
+        except PlayerSpecError:
+            continue
+        if target is not None:
+            imports.append(target)
+        elif name == "ppo" and pos and pos[0]:
+            path = ppo_path(str(pos[0]))[0]
+            if path.endswith((".zip", ".npz")):
+                pickles.append(path[:-4] + ".zip")
+    return imports, pickles
+
+
+@contextmanager
+def trusting(specs: Iterable[str]) -> Iterator[None]:
+    """While the block runs, the `module:Class` specs among `specs` may import their class and
+    their ``ppo:`` checkpoints may load from a ``.zip`` (docs/TRUST.md). For the specs the
+    user typed, never for specs read from a request or a file."""
+    imports, pickles = spec_grants(specs)
+    with trust.granted(imports, pickles):
+        yield
+
+
+def make_agent(spec: str, seed: int | None = None, *, trusted: bool = False) -> Agent:
+    """Build the agent a spec names; a clear error lists the valid choices. ``trusted``: the
+    spec is the caller's own (typed by the user), so a `module:Class` spec may import its
+    class and a ``ppo:`` checkpoint may load from a ``.zip``; otherwise only what the process
+    has granted (:func:`trusting`) may."""
+    if trusted:
+        with trusting([spec]):
+            return make_agent(spec, seed)
     entry, pos, kw = resolve(spec)
     if isinstance(entry.factory, ImportFactory):
         entry.factory.load()  # import errors are reported as they are
@@ -241,6 +340,11 @@ def make_agent(spec: str, seed: int | None = None) -> Agent:
             f"bad parameters in player spec {spec!r}: {e}; {entry.name} takes: "
             f"{entry.params or 'no parameters'}"
         ) from e
+    except SystemExit as e:  # sys.exit in a constructor: an error naming the spec
+        raise PlayerSpecError(
+            f"player spec {spec!r}: building the agent called sys.exit({e.code!r}); an agent "
+            f"must not end the process"
+        ) from None
     missing = [m for m in ("act", "reset") if not callable(getattr(agent, m, None))]
     if missing:
         raise PlayerSpecError(
@@ -269,9 +373,11 @@ class WorkerSetup:
 
     paths: tuple[str, ...] = ()
     entries: tuple[Entry, ...] = field(default_factory=tuple)
+    imports: tuple[str, ...] = ()  # import targets granted in the parent (agents.trust)
+    pickles: tuple[str, ...] = ()  # .zip checkpoints granted in the parent
 
     def __bool__(self) -> bool:
-        return bool(self.paths or self.entries)
+        return bool(self.paths or self.entries or self.imports or self.pickles)
 
 
 def _import_root(module: str) -> str | None:
@@ -288,7 +394,9 @@ def _import_root(module: str) -> str | None:
 
 
 def worker_setup(specs: Iterable[str]) -> WorkerSetup:
-    """What workers need to build `specs` as this process does (call after building them)."""
+    """What workers need to build `specs` as this process does (call after building them):
+    only the grants of `agents.trust` that this process holds now travel with them."""
+    specs = list(specs)
     paths: dict[str, None] = {}
     entries: dict[str, Entry] = {}
     for spec in specs:
@@ -299,19 +407,43 @@ def worker_setup(specs: Iterable[str]) -> WorkerSetup:
                 paths.setdefault(root, None)
         if entry.origin in ("registered", "entry point"):
             entries[entry.name] = entry
-    return WorkerSetup(tuple(paths), tuple(entries.values()))
+    imports, pickles = spec_grants(specs)
+    return WorkerSetup(
+        tuple(paths),
+        tuple(entries.values()),
+        tuple(dict.fromkeys(t for t in imports if trust.allows_import(t))),
+        tuple(dict.fromkeys(trust.pickle_key(p) for p in pickles if trust.allows_pickle(p))),
+    )
 
 
-def apply_worker_setup(setup: WorkerSetup | None) -> None:
-    """Install a parent's `WorkerSetup` in this process (idempotent)."""
-    if not setup:
-        return
+def _install(setup: WorkerSetup) -> None:
     for p in setup.paths:
         if p not in sys.path:
             sys.path.append(p)
     _load_builtin()
     for e in setup.entries:
         _REGISTRY[e.name] = e
+
+
+def apply_worker_setup(setup: WorkerSetup | None) -> None:
+    """Install a parent's `WorkerSetup` in this process (idempotent), its grants for the
+    rest of the process's life (a worker process of one run)."""
+    if not setup:
+        return
+    _install(setup)
+    trust.grant(setup.imports, setup.pickles)
+
+
+@contextmanager
+def worker_setup_applied(setup: WorkerSetup | None) -> Iterator[None]:
+    """Install a parent's `WorkerSetup` with its grants held while the block runs (one batch
+    of games in a process that may serve other runs, such as a Ray worker)."""
+    if not setup:
+        yield
+        return
+    _install(setup)
+    with trust.granted(setup.imports, setup.pickles):
+        yield
 
 
 def legend() -> str:
@@ -388,7 +520,8 @@ def _load_builtin() -> None:
     register(
         "ppo",
         _ppo_agent,
-        "a trained MaskablePPO checkpoint (torch is imported only for a .zip without its .npz)",
+        "a trained MaskablePPO checkpoint (a .zip without its .npz loads only when typed "
+        "on the command line: it is a pickle)",
         "PATH to a .zip/.npz checkpoint with its .json sidecar; append :sample to sample "
         "instead of arg-max, e.g. ppo:agents/policies/reference.npz",
     )
@@ -402,9 +535,6 @@ def _ppo_agent(path: str = "", seed: int | None = None):
     from .policy import PolicyAgent
 
     if not path:
-        raise PlayerSpecError("ppo needs a checkpoint path: ppo:PATH (e.g. ppo:run/best.zip)")
-    mode = "det"
-    for suffix in (":sample", ":det"):
-        if path.endswith(suffix):
-            path, mode = path[: -len(suffix)], suffix[1:]
+        raise PlayerSpecError("ppo needs a checkpoint path: ppo:PATH (e.g. ppo:run/best.npz)")
+    path, mode = ppo_path(path)
     return PolicyAgent(path, mode=mode, seed=seed)

@@ -78,12 +78,13 @@ def _lines(path: Path) -> list[dict]:
 def test_module_class_spec_from_the_current_directory(tmp_path, monkeypatch, clean_registry):
     _write_module(tmp_path, "lw_cwd_agents")
     monkeypatch.chdir(tmp_path)
-    agent = registry.make_agent("lw_cwd_agents:MaxAgent:eps=0.25", seed=3)
+    agent = registry.make_agent("lw_cwd_agents:MaxAgent:eps=0.25", seed=3, trusted=True)
     assert type(agent).__name__ == "MaxAgent" and agent.eps == 0.25
     assert agent.name == "lw_cwd_agents:MaxAgent:eps=0.25"
     assert agent.act(None, [3, 9, 4]) in (3, 9, 4)
     # a class without a seed parameter is built without one; the harness calls reset(seed)
-    assert type(registry.make_agent("lw_cwd_agents:NoSeed", seed=1)).__name__ == "NoSeed"
+    noseed = registry.make_agent("lw_cwd_agents:NoSeed", seed=1, trusted=True)
+    assert type(noseed).__name__ == "NoSeed"
 
 
 def test_module_class_spec_errors_are_clear(tmp_path, monkeypatch, clean_registry):
@@ -98,7 +99,7 @@ def test_module_class_spec_errors_are_clear(tmp_path, monkeypatch, clean_registr
     }
     for spec, message in cases.items():
         with pytest.raises(registry.PlayerSpecError, match=message):
-            registry.make_agent(spec)
+            registry.make_agent(spec, trusted=True)
     with pytest.raises(registry.PlayerSpecError, match="module.path:ClassName"):
         registry.make_agent("nosuchbot")
 
@@ -109,7 +110,7 @@ def test_a_spec_that_cannot_be_built_stops_the_tournament_before_any_game(
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "never.jsonl"
     with pytest.raises(ar.ArenaError, match="no module named 'lw_missing'"):
-        ar.run_tournament(["random", "lw_missing:Agent"], CFG2, 4, out=out, workers=2)
+        ar.run_tournament(["random", "lw_missing:Agent"], CFG2, 4, out=out, workers=2, trusted=True)
     assert not out.exists()
 
     class Broken(registry.RandomAgent):
@@ -128,8 +129,10 @@ def test_module_class_spec_with_workers_gives_the_rows_of_one_process(
     _write_module(tmp_path, "lw_pool_agents")
     monkeypatch.chdir(tmp_path)
     entrants = ["lw_pool_agents:MaxAgent:eps=0.3", "random"]
-    one = ar.run_tournament(entrants, CFG2, 6, seed=4, out=tmp_path / "w1.jsonl")
-    two = ar.run_tournament(entrants, CFG2, 6, seed=4, out=tmp_path / "w2.jsonl", workers=2)
+    one = ar.run_tournament(entrants, CFG2, 6, seed=4, out=tmp_path / "w1.jsonl", trusted=True)
+    two = ar.run_tournament(
+        entrants, CFG2, 6, seed=4, out=tmp_path / "w2.jsonl", workers=2, trusted=True
+    )
     assert one.errors == 0 and two.errors == 0
     assert _lines(one.out) == _lines(two.out)
     assert {r["winner_spec"] for r in one.rows} <= set(entrants)
@@ -262,8 +265,10 @@ def test_the_example_package_plays_by_module_spec_and_declares_its_entry_point(
     monkeypatch.chdir(example)  # as in the README: run from the package's folder
     entrants = ["myagent.agent:MyAgent:switch=4", "greedy", "planner", "random"]
     cfg = GameConfig(num_players=4)
-    one = ar.run_tournament(entrants, cfg, 4, seed=1, out=tmp_path / "x1.jsonl")
-    two = ar.run_tournament(entrants, cfg, 4, seed=1, out=tmp_path / "x2.jsonl", workers=2)
+    one = ar.run_tournament(entrants, cfg, 4, seed=1, out=tmp_path / "x1.jsonl", trusted=True)
+    two = ar.run_tournament(
+        entrants, cfg, 4, seed=1, out=tmp_path / "x2.jsonl", workers=2, trusted=True
+    )
     assert one.errors == 0 and _lines(one.out) == _lines(two.out)
     module, _, attr = eps["lastwill.agents"]["myagent"].partition(":")
     assert registry.import_object(module, attr).__name__ == "MyAgent"

@@ -88,8 +88,10 @@ def test_ray_tournament_gives_the_rows_of_one_process_with_custom_agents(
 
     registry.register("_mid", Closure, "test only: the middle legal action")
     entrants = ["lw_ray_agents:LowAgent:eps=0.2", "_mid", "greedy", "random"]
-    one = ar.run_tournament(entrants, CFG4, 8, seed=3, out=tmp_path / "w1.jsonl")
-    on_ray = ar.run_tournament(entrants, CFG4, 8, seed=3, out=tmp_path / "ray.jsonl", use_ray=True)
+    one = ar.run_tournament(entrants, CFG4, 8, seed=3, out=tmp_path / "w1.jsonl", trusted=True)
+    on_ray = ar.run_tournament(
+        entrants, CFG4, 8, seed=3, out=tmp_path / "ray.jsonl", use_ray=True, trusted=True
+    )
     assert one.errors == 0 and on_ray.errors == 0
     assert _lines(one.out) == _lines(on_ray.out)
     assert ray.is_initialized()  # the test's Ray is left running for the test to stop

@@ -251,7 +251,7 @@ def test_numpy_critic_matches_the_torch_value(tiny_run: Path, tmp_path: Path) ->
     (tmp_path / "old.json").write_text(json.dumps(old_meta))
     NumpyPolicy(npol.weights, npol.biases, npol.activation).save_npz(tmp_path / "old.npz")
     assert not load_policy(tmp_path / "old.npz")[0].has_value
-    full, _ = load_policy(tmp_path / "old.npz", need_value=True)
+    full, _ = load_policy(tmp_path / "old.npz", need_value=True, allow_pickle=True)
     assert full.value(obs[0]) == pytest.approx(float(want[0]), abs=1e-4)
 
 
