@@ -174,10 +174,11 @@ class ImportFactory:
 def _untrusted_message(spec: str, target: str) -> str:
     return (
         f"player spec {spec!r} would import {target}, and a module.path:ClassName spec is "
-        f"imported only where the user typed it (on the command line, or trusted=True in the "
-        f"Python API); one from a request, a saved game, a log or a checkpoint file is never "
-        f"imported (docs/TRUST.md). Players allowed here: {', '.join(names())} (ppo:PATH for "
-        f"a .npz policy), or install the agent's package with a {ENTRY_POINT_GROUP} entry point"
+        f"imported only as a player typed for lastwill arena, eval or play (or passed with "
+        f"trusted=True in the Python API); one from a request, a saved game, a log, a "
+        f"checkpoint file or a training run is never imported (docs/TRUST.md). Players "
+        f"allowed here: {', '.join(names())} (ppo:PATH for a .npz policy), or install the "
+        f"agent's package with a {ENTRY_POINT_GROUP} entry point"
     )
 
 

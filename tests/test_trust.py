@@ -238,6 +238,22 @@ def test_a_policy_files_prior_never_names_code(sandbox, spec):
     _nothing_ran(sandbox, before)
 
 
+@pytest.mark.parametrize("spec", HOSTILE)
+def test_training_settings_and_the_exploit_target_take_registered_players_only(sandbox, spec):
+    from training.config import TrainConfig, TrainConfigError
+    from training.exploit import ExploitError, exploit
+
+    before = _tree(sandbox)
+    for field in ("bots", "eval_bots"):
+        with pytest.raises(TrainConfigError, match=f"{field}: .*never imported"):
+            TrainConfig(**{field: ["greedy", spec]})
+    with pytest.raises(TrainConfigError, match="kickstart_teacher: .*never imported"):
+        TrainConfig(mode="all_seat", kickstart_teacher=spec)
+    with pytest.raises(ExploitError, match="target: .*never imported"):
+        exploit(spec, 2, 10, sandbox / "run")
+    _nothing_ran(sandbox, before)
+
+
 def test_workers_receive_only_the_grants_the_parent_holds(sandbox):
     assert registry.worker_setup([IMPORT, "random"]).imports == ()
     with registry.trusting([IMPORT]):
