@@ -6,8 +6,9 @@ A checkpoint `NAME` is a set of companions beside one JSON sidecar:
     NAME.pt     or, from the all-seat trainer, its learner state (`training.allseat_train`)
     NAME.npz    the policy's weights as plain arrays (`agents.policy.NumpyPolicy`), for playing
     NAME.json   the sidecar: env name and version, action-table hash, observation size and
-                action count (`agents.policy.env_signature`), step, seed, configuration, kind,
-                and under "files" the size and sha256 of every companion
+                action count (`agents.policy.env_signature`), the lab's version
+                ("lab_version"), step, seed, configuration, kind, and under "files" the size
+                and sha256 of every companion
 
 Companions are written first, each to a temporary name, fsynced and renamed; the sidecar is
 written last (`agents.safeio.write_bundle`). Every load checks the companions against the
@@ -32,6 +33,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+import lastwill_env
 from agents.policy import (
     CheckpointError,
     NumpyPolicy,
@@ -62,9 +64,11 @@ def checkpoint_base(path: str | Path) -> Path:
 
 
 def checkpoint_meta(step: int, seed: int, config: Mapping[str, Any], **extra: Any) -> dict:
-    """The sidecar fields a checkpoint carries (besides "files", added when it is saved)."""
+    """The sidecar fields a checkpoint carries (besides "files", added when it is saved).
+    "lab_version" is informational: loading never requires it (older sidecars lack it)."""
     return {
         **env_signature(),
+        "lab_version": lastwill_env.__version__,
         "step": step,
         "seed": seed,
         "config": dict(config),
