@@ -84,8 +84,9 @@ def check_record(record: Any, where: str = "record") -> dict[str, Any]:
     actions = record["actions"]
     if not isinstance(actions, list) or any(type(a) is not int for a in actions):
         raise ReplayError(f"{where}: 'actions' must be a list of action indices")
-    if type(record["deal_seed"]) is not int:  # a JSON true is not a seed
-        raise ReplayError(f"{where}: 'deal_seed' must be an integer")
+    seed = record["deal_seed"]
+    if type(seed) is not int or not 0 <= seed < 2**64:  # a JSON true is not a seed
+        raise ReplayError(f"{where}: 'deal_seed' must be an integer from 0 to 2**64 - 1")
     seating = record["seating"]
     if (
         not isinstance(seating, list)
