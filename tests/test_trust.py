@@ -167,6 +167,27 @@ def test_a_viewer_live_game_refuses_a_module_spec(sandbox, spec):
 
 
 @pytest.mark.parametrize("spec", HOSTILE)
+def test_the_viewers_live_routes_refuse_a_module_spec(sandbox, spec):
+    from starlette.testclient import TestClient
+
+    from agents.viewer.guard import TOKEN_HEADER
+    from agents.viewer.server import create_app
+
+    saves = sandbox / "saves"
+    saves.mkdir()
+    save = _saved_game(saves, spec)
+    view = create_app([saves], save_dir=saves, allowed_hosts=["testserver"])
+    client = TestClient(view, headers={TOKEN_HEADER: view.state.token})
+    before = _tree(sandbox)
+    r = client.post("/api/live", json={"seats": ["human", spec]})
+    assert r.status_code == 400 and "never imported" in r.json()["error"]
+    src = client.post("/api/logs", json={"path": str(save)}).json()
+    r = client.post("/api/live", json={"resume": {"log": src["id"], "game": 0}})
+    assert r.status_code == 400 and "never imported" in r.json()["error"]
+    _nothing_ran(sandbox, before)
+
+
+@pytest.mark.parametrize("spec", HOSTILE)
 def test_resuming_a_saved_game_refuses_its_module_spec(sandbox, spec):
     save = _saved_game(sandbox, spec)
     before = _tree(sandbox)
