@@ -29,16 +29,12 @@ app = typer.Typer(
 
 
 def version_text() -> str:
-    """`lastwill-lab X.Y.Z (env lastwill_vN, N actions)`: the installed package and its env."""
-    from importlib.metadata import PackageNotFoundError, version
-
+    """`lastwill-lab X.Y.Z (env lastwill_vN, N actions)`: the lab's version
+    (`lastwill_env.__version__`, which the package's metadata is built from) and its env."""
     import lastwill_env
     from lastwill_env.engine import NUM_ACTIONS
 
-    try:
-        v = version("lastwill-lab")
-    except PackageNotFoundError:  # running from a source tree that is not installed
-        v = "unknown (not installed)"
+    v = lastwill_env.__version__
     return f"lastwill-lab {v} (env {lastwill_env.ENV_NAME}, {NUM_ACTIONS} actions)"
 
 
