@@ -1,0 +1,263 @@
+"""Write docs/RESULTS.md from the result files in docs/results/ (or check that it is current).
+
+Each result file is ``{"command": "...", "output": ...}``: the command line that made it and
+what that command printed with ``--json`` / ``-f json`` (one JSON value, or a list of the JSON
+lines it printed). The sections below say which file goes where; every table in RESULTS.md is
+rendered from its file, with its command and its deal set, so a figure in the docs is always
+the one a command printed.
+
+    python benchmarks/results_doc.py           # rewrite docs/RESULTS.md
+    python benchmarks/results_doc.py --check   # exit 1 if docs/RESULTS.md is stale
+    python benchmarks/results_doc.py --add ref_racer out.json --command "python ..."
+        # store what a command printed as docs/results/ref_racer.json, then rewrite the page
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "docs" / "results"
+DOC = ROOT / "docs" / "RESULTS.md"
+
+INTRO = """\
+# Results
+
+The lab's current figures, each table with the command that makes it. This file is generated
+by `python benchmarks/results_doc.py` from the result files in `docs/results/` (a test fails
+when it is stale); the history of the reference policy, with the figures measured on the way,
+is in `docs/EXPERIMENTS.md`.
+
+**Which deals.** Every figure here is on **test deals** (`agents.deals`), which no choice has
+ever seen: training's evaluations and `best.*`, stage screening with `lastwill arena`, tuning
+and `lastwill exploit` play **validation deals**, and those code paths refuse test deals. The
+two sets are disjoint by construction (bit 52 of every arena deal seed names its set). The
+tables below use the test deals of seed **2026**, one fixed set: the same deals at every table
+of a player count, so the tables are paired with each other. `lastwill eval` plays test deals
+by default and says so; `lastwill arena` plays validation deals unless given `--deals test`.
+
+Win rates are over 1,000 games per table (rounded up to whole seat rotations) with Wilson 95%
+intervals; chance is 1/n. Head-to-head differences are paired over deals (bootstrap 95%
+interval; McNemar's exact test at 2 players).
+"""
+
+
+def pct(x: float | None) -> str:
+    return "" if x is None else f"{100 * x:.1f}%"
+
+
+def interval(lo: float, hi: float) -> str:
+    return f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
+
+
+def load(name: str) -> dict | None:
+    path = RESULTS / f"{name}.json"
+    if not path.exists():
+        return None
+    return json.loads(path.read_text())
+
+
+def command_block(*commands: str) -> str:
+    return "```bash\n" + "\n".join(commands) + "\n```\n"
+
+
+def deal_line(deals: str, seed: int) -> str:
+    return f"Deals: {deals} deals of seed {seed}.\n"
+
+
+def strength_tables(doc: dict) -> str:
+    """A `benchmarks/reference_tables.py` result: both directions at each count."""
+    out = doc["output"]
+    by = {(x["num_players"], x["table"]): x for x in out["tables"]}
+    bots = list(dict.fromkeys(x["table"][3:] for x in out["tables"] if x["table"][:3] == "vs_"))
+    lines = [
+        "| players | bot | policy alone vs n-1 bots | Wilson 95% | clears 1/n | bot alone vs "
+        "n-1 policies | Wilson 95% | under 1/n | chance |",
+        "|---|---|---:|---|---|---:|---|---|---:|",
+    ]
+    for n in sorted({x["num_players"] for x in out["tables"]}):
+        for bot in bots:
+            alone, rev = by.get((n, f"vs_{bot}")), by.get((n, f"{bot}_vs"))
+            cells = []
+            for x in (alone, rev):
+                if x is None:
+                    cells += ["", "", ""]
+                    continue
+                ok = "yes" if x["clears_chance"] else "**no**"
+                cells += [pct(x["win_rate"]), interval(x["ci_lo"], x["ci_hi"]), ok]
+            lines.append(f"| {n} | {bot} | " + " | ".join(cells) + f" | {100 / n:.0f}% |")
+    games = sorted({x["games"] for x in out["tables"]})
+    return (
+        command_block(doc["command"])
+        + "\n"
+        + deal_line(out["deals"], out["seed"])
+        + f"Games per table: {', '.join(map(str, games))}.\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
+def head_to_head(docs: list[tuple[str, dict]]) -> str:
+    """`lastwill arena -f json` results of one entrant against another, at 2 and 4 players."""
+    lines = [
+        "| players | opponent | reference | opponent | paired difference (95% CI) | verdict |",
+        "|---|---|---:|---:|---|---|",
+    ]
+    commands = []
+    for _, doc in docs:
+        out = doc["output"]
+        commands.append(doc["command"])
+        pair = out["paired"][0]
+        n = out["header"]["num_players"]
+        names = {e["spec"]: e for e in out["entrants"]}
+        a, b = names[pair["a"]], names[pair["b"]]
+        seats = "" if n == 2 else " (2 seats each)"
+        per = "" if n == 2 else " per seat"
+        diff = (
+            f"{100 * pair['diff']:+.1f} points [{100 * pair['ci_lo']:+.1f}, "
+            f"{100 * pair['ci_hi']:+.1f}]"
+        )
+        if pair.get("mcnemar"):
+            diff += f", McNemar p = {pair['mcnemar']['p']:.2g}"
+        verdict = f"{pair['better']} better" if pair["better"] else "no clear difference"
+        lines.append(
+            f"| {n}{seats} | `{b['name']}` | {pct(a['win_rate'])}{per} "
+            f"{interval(a['ci_lo'], a['ci_hi'])} | {pct(b['win_rate'])}{per} | {diff} | "
+            f"{verdict} |"
+        )
+    header = docs[0][1]["output"]["header"]
+    games = sorted({d["output"]["games"] for _, d in docs})
+    return (
+        command_block(*commands)
+        + "\n"
+        + deal_line(header["deals"], header["seed"])
+        + f"Games per table: {', '.join(map(str, games))}.\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
+def ladder(doc: dict) -> str:
+    """`benchmarks/bot_ladder.py --json` lines: the first bot of each table against the rest."""
+    rows = [x for x in doc["output"] if "table" in x]
+    lines = [
+        "| bot | opponents | games | win rate | Wilson 95% | mean rank |",
+        "|---|---|---:|---:|---|---:|",
+    ]
+    for x in rows:
+        opp = x["table"][1:]
+        mixed = len(set(opp)) > 1
+        label = "mixed: " + ", ".join(opp) if mixed else f"{len(opp)}x {opp[0]}"
+        lines.append(
+            f"| {x['spec']} | {label} | {x['games']} | {pct(x['win_rate'])} | "
+            f"{interval(x['ci_lo'], x['ci_hi'])} | {x['mean_rank']:.2f} |"
+        )
+    deals = sorted({x.get("deals") for x in rows if x.get("deals")})
+    return (
+        command_block(doc["command"])
+        + "\n"
+        + f"Deals: {', '.join(deals)} deals of seed {doc['seed']}.\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
+SECTIONS = (
+    (
+        "The reference against the racer",
+        "ref_racer",
+        "The shipped reference (`agents/policies/reference.npz`, see its model card) alone "
+        "against n-1 copies of the racer, and one racer against n-1 copies of the reference.",
+    ),
+    (
+        "The reference against the sprinter, its prior",
+        "ref_sprinter",
+        "The reference plays over the `sprinter` (its prior, weight 3): how much the network adds "
+        "to the bot it sits on.",
+    ),
+    (
+        "The reference against the four older bots",
+        "ref_older",
+        "Alone against n-1 copies of each older panel bot, and each bot alone against n-1 copies "
+        "of the reference.",
+    ),
+    (
+        "Head to head against earlier references and the sprinter",
+        "h2h_",
+        "The reference against one other player on the same deals: at 2 players one seat each, "
+        "at 4 players two seats each (per-seat win rates; chance 25%).",
+    ),
+    (
+        "Bot ladder at 4 players",
+        "ladder_4p",
+        "Each bot against three random players and against three copies of every other bot, then "
+        "one mixed table of the first four (chance 25%).",
+    ),
+)
+
+
+def render() -> str:
+    parts = [INTRO]
+    for title, name, prose in SECTIONS:
+        if name.endswith("_"):
+            docs = sorted(
+                (p.stem, json.loads(p.read_text())) for p in RESULTS.glob(f"{name}*.json")
+            )
+            if not docs:
+                continue
+            body = head_to_head(docs)
+        else:
+            doc = load(name)
+            if doc is None:
+                continue
+            body = ladder(doc) if name.startswith("ladder") else strength_tables(doc)
+        parts.append(f"## {title}\n\n{prose}\n\n{body}")
+    return "\n".join(parts)
+
+
+def read_output(path: Path) -> object:
+    """What a command printed: one JSON value, or one JSON value per line (a list)."""
+    text = path.read_text()
+    try:
+        return json.loads(text)
+    except ValueError:
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def add(name: str, path: Path, command: str) -> None:
+    if not name.replace("_", "").isalnum():
+        raise SystemExit(f"error: result name {name!r}: use letters, digits and _")
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    doc = {"command": command, "output": read_output(path)}
+    (RESULTS / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--check", action="store_true", help="exit 1 if docs/RESULTS.md is stale")
+    ap.add_argument("--add", nargs=2, metavar=("NAME", "FILE"), help="store a command's output")
+    ap.add_argument("--command", help="with --add: the command line that printed FILE")
+    args = ap.parse_args(argv)
+    if args.add:
+        if not args.command:
+            ap.error("--add needs --command: the command line that made the file")
+        add(args.add[0], Path(args.add[1]), args.command)
+    text = render()
+    if args.check:
+        if not DOC.exists() or DOC.read_text() != text:
+            print(
+                f"{DOC.relative_to(ROOT)} is stale: run python benchmarks/results_doc.py",
+                file=sys.stderr,
+            )
+            return 1
+        return 0
+    DOC.write_text(text)
+    print(f"wrote {DOC.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

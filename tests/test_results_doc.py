@@ -1,0 +1,59 @@
+"""docs/RESULTS.md is generated from docs/results/ and current, and every figure in it is on
+test deals (agents.deals): a figure that a choice has seen never reaches the results page."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.deals import TEST
+
+ROOT = Path(__file__).resolve().parents[1]
+RESULTS = ROOT / "docs" / "results"
+
+
+def _results_doc():
+    spec = importlib.util.spec_from_file_location(
+        "results_doc", ROOT / "benchmarks" / "results_doc.py"
+    )
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_results_md_is_current():
+    mod = _results_doc()
+    assert (ROOT / "docs" / "RESULTS.md").read_text() == mod.render(), (
+        "docs/RESULTS.md is stale: run python benchmarks/results_doc.py"
+    )
+
+
+def test_check_mode_fails_on_a_stale_page(tmp_path, monkeypatch):
+    mod = _results_doc()
+    stale = tmp_path / "RESULTS.md"
+    stale.write_text("# Results\n\nold figures\n")
+    monkeypatch.setattr(mod, "DOC", stale)
+    monkeypatch.setattr(mod, "ROOT", tmp_path)
+    assert mod.main(["--check"]) == 1
+    assert mod.main([]) == 0
+    assert mod.main(["--check"]) == 0
+
+
+def _deal_sets(doc: dict) -> set[str]:
+    out = doc["output"]
+    if isinstance(out, list):  # bot ladder lines
+        return {x["deals"] for x in out if "deals" in x}
+    if "tables" in out:  # reference tables
+        return {out["deals"]}
+    return {out["header"]["deals"]}  # an arena result
+
+
+@pytest.mark.parametrize("path", sorted(RESULTS.glob("*.json")), ids=lambda p: p.stem)
+def test_every_result_is_on_test_deals_with_its_command(path):
+    doc = json.loads(path.read_text())
+    assert doc["command"].split()[0] in ("python", "lastwill")
+    assert "2026" in doc["command"]  # the fixed test seed of docs/RESULTS.md
+    assert _deal_sets(doc) == {TEST}
