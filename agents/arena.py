@@ -42,6 +42,7 @@ other callers that keep the rows themselves); the ``lastwill arena`` command alw
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import os
@@ -72,11 +73,18 @@ from .registry import (
     PlayerSpecError,
     WorkerSetup,
     apply_worker_setup,
-    make_agent,
     trusting,
     worker_setup,
     worker_setup_applied,
 )
+from .timelimit import (
+    DEFAULT_MOVE_TIME_LIMIT,
+    AgentFault,
+    build_agent,
+    check_time_limit,
+    is_lab_spec,
+)
+from .workers import surviving_map
 
 LOG_VERSION = 1
 # A runaway guard far above the engine's declared bound: a game past it becomes an error row.
@@ -101,34 +109,24 @@ def _overrides_observe(agent: Any) -> bool:
     return obs is not None and obs is not BaseAgent.observe
 
 
-def play_game(
-    specs: list[str] | tuple[str, ...],
-    config: GameConfig | dict[str, Any],
+def _blank_row(
+    specs: list[str],
+    config: dict[str, Any],
     deal_seed: int,
-    agent_seeds: list[int] | tuple[int, ...] | None = None,
-    *,
-    game: int = 0,
-    deal: int | None = None,
-    seating_index: int | None = None,
+    agent_seeds: list[int],
+    game: int,
+    deal: int | None,
+    seating_index: int | None,
 ) -> dict[str, Any]:
-    """Play one game; return its log row (module docstring). Never raises for a bot's fault."""
-    if isinstance(config, dict):
-        config = GameConfig.from_dict(config)
-    n = config.num_players
-    specs = list(specs)
-    if len(specs) != n:
-        raise ValueError(f"{len(specs)} player specs for a {n}-player game")
-    if agent_seeds is None:
-        agent_seeds = [derive_seed(deal_seed, "agent", seat) for seat in range(n)]
-    agent_seeds = [int(s) for s in agent_seeds]
-    row: dict[str, Any] = {
+    """A log row before its game is played: no results, no actions, no error."""
+    return {
         "game": game,
         "deal": deal,
         "deal_seed": deal_seed,
         "seating_index": seating_index,
         "seating": specs,
-        "num_players": n,
-        "config": config.to_dict(),
+        "num_players": len(specs),
+        "config": config,
         "agent_seeds": agent_seeds,
         "winner": None,
         "winner_spec": None,
@@ -141,6 +139,34 @@ def play_game(
         "error": None,
         "actions": [],
     }
+
+
+def play_game(
+    specs: list[str] | tuple[str, ...],
+    config: GameConfig | dict[str, Any],
+    deal_seed: int,
+    agent_seeds: list[int] | tuple[int, ...] | None = None,
+    *,
+    game: int = 0,
+    deal: int | None = None,
+    seating_index: int | None = None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+) -> dict[str, Any]:
+    """Play one game; return its log row (module docstring). Never raises for a bot's fault.
+
+    Outside agents (every spec that is not a lab bot) play under ``move_time_limit`` seconds
+    per call (0: none; :mod:`agents.timelimit`): a call over it, or one that calls
+    ``sys.exit``, makes the game an error row naming the seat's spec."""
+    if isinstance(config, dict):
+        config = GameConfig.from_dict(config)
+    n = config.num_players
+    specs = list(specs)
+    if len(specs) != n:
+        raise ValueError(f"{len(specs)} player specs for a {n}-player game")
+    if agent_seeds is None:
+        agent_seeds = [derive_seed(deal_seed, "agent", seat) for seat in range(n)]
+    agent_seeds = [int(s) for s in agent_seeds]
+    row = _blank_row(specs, config.to_dict(), deal_seed, agent_seeds, game, deal, seating_index)
 
     def fail(seat: int | None, message: str, state: GameState | None = None) -> dict[str, Any]:
         row["error"] = {
@@ -157,8 +183,10 @@ def play_game(
     agents = []
     for seat, spec in enumerate(specs):
         try:
-            agent = make_agent(spec, agent_seeds[seat])
+            agent = build_agent(spec, agent_seeds[seat], move_time_limit)
             agent.reset(agent_seeds[seat])
+        except AgentFault as e:
+            return fail(seat, f"could not build the agent: {e}")
         except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
             return fail(seat, f"could not build the agent: {type(e).__name__}: {e}")
         agents.append(agent)
@@ -175,6 +203,8 @@ def play_game(
         legal = legal_of(state)
         try:
             action = acts[seat](view_of(state, seat) if wants[seat] else None, legal)
+        except AgentFault as e:
+            return fail(seat, str(e), state)
         except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
             return fail(seat, f"agent crashed in act: {type(e).__name__}: {e}", state)
         try:
@@ -195,6 +225,8 @@ def play_game(
                                 "action": None if action in KEEP_ACTIONS else action,
                             }
                         )
+                    except AgentFault as e:
+                        return fail(s, str(e), state)
                     except Exception as e:  # noqa: BLE001
                         return fail(s, f"agent crashed in observe: {type(e).__name__}: {e}", state)
         if decisions > limit:
@@ -202,6 +234,8 @@ def play_game(
     for s, observe in observers:
         try:
             observe({"type": "game_over", "results": player_view(state, s).results})
+        except AgentFault as e:
+            return fail(s, str(e), state)
         except Exception as e:  # noqa: BLE001
             return fail(s, f"agent crashed in observe: {type(e).__name__}: {e}", state)
 
@@ -240,7 +274,7 @@ class GameTask:
     agent_seeds: tuple[int, ...]
 
 
-def run_task(task: GameTask) -> dict[str, Any]:
+def run_task(task: GameTask, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT) -> dict[str, Any]:
     """Worker entry point (picklable, spawn-safe)."""
     return play_game(
         task.seating,
@@ -250,15 +284,50 @@ def run_task(task: GameTask) -> dict[str, Any]:
         game=task.game,
         deal=task.deal,
         seating_index=task.seating_index,
+        move_time_limit=move_time_limit,
     )
 
 
-def run_tasks(tasks: list[GameTask], setup: WorkerSetup | None = None) -> list[dict[str, Any]]:
+def run_tasks(
+    tasks: list[GameTask],
+    setup: WorkerSetup | None = None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+) -> list[dict[str, Any]]:
     """A batch of games (one Ray task or one worker chunk), after installing the parent's
     registry setup (`agents.registry.worker_setup`) in this process, its grants for this
     batch only."""
     with worker_setup_applied(setup):
-        return [run_task(t) for t in tasks]
+        return [run_task(t, move_time_limit) for t in tasks]
+
+
+def lost_row(task: GameTask, why: str) -> dict[str, Any]:
+    """The error row of a game whose worker process died (or left) while playing it: the
+    outside agents at its table are named (lab bots are not suspected; at a table of lab
+    bots only, the workers themselves are failing, and that is an `ArenaError`)."""
+    row = _blank_row(
+        list(task.seating),
+        task.config,
+        task.deal_seed,
+        list(task.agent_seeds),
+        task.game,
+        task.deal,
+        task.seating_index,
+    )
+    outside = [(s, spec) for s, spec in enumerate(task.seating) if not is_lab_spec(spec)]
+    if not outside:
+        raise ArenaError(
+            f"a worker process died while playing game {task.game}, where every seat is a lab "
+            f"bot ({why}): worker processes cannot run here (out of memory?); try --workers 1"
+        )
+    named = ", ".join(f"{spec} (seat {s})" for s, spec in outside)
+    distinct = {spec for _, spec in outside}
+    only = len(outside) == 1
+    row["error"] = {
+        "seat": outside[0][0] if only else None,
+        "player": distinct.pop() if len(distinct) == 1 else None,
+        "message": f"the game was lost: {why}; the outside agents at this table: {named}",
+    }
+    return row
 
 
 @dataclass(frozen=True)
@@ -432,22 +501,41 @@ class TournamentResult:
         return sum(1 for r in self.rows if r.get("error") is not None)
 
 
-def _results_local(tasks: list[GameTask]) -> Iterator[dict[str, Any]]:
+def _results_local(
+    tasks: list[GameTask], move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT
+) -> Iterator[dict[str, Any]]:
     for t in tasks:
-        yield run_task(t)
+        yield run_task(t, move_time_limit)
+
+
+def results_pool(
+    tasks: list[GameTask],
+    workers: int,
+    setup: WorkerSetup | None = None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+) -> Iterator[tuple[int, dict[str, Any]]]:
+    """``(index in tasks, row)`` as games finish in ``workers`` spawned processes; a game
+    whose worker dies is a :func:`lost_row` and the others play on (`agents.workers`)."""
+    chunk = max(1, min(8, len(tasks) // (workers * 8)))
+    return surviving_map(
+        functools.partial(run_tasks, setup=setup, move_time_limit=move_time_limit),
+        tasks,
+        workers,
+        chunk,
+        lost_row,
+        initializer=apply_worker_setup,
+        initargs=(setup,),
+    )
 
 
 def _results_pool(
-    tasks: list[GameTask], workers: int, setup: WorkerSetup | None
+    tasks: list[GameTask],
+    workers: int,
+    setup: WorkerSetup | None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> Iterator[dict[str, Any]]:
-    import multiprocessing as mp
-
-    ctx = mp.get_context("spawn")
-    chunk = max(1, min(8, len(tasks) // (workers * 8)))
-    batches = [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
-    with ctx.Pool(workers, initializer=apply_worker_setup, initargs=(setup,)) as pool:
-        for rows in pool.imap_unordered(run_tasks, batches):
-            yield from rows
+    for _, row in results_pool(tasks, workers, setup, move_time_limit):
+        yield row
 
 
 def _import_ray():
@@ -481,21 +569,41 @@ def connect_ray(address: str | None = None) -> bool:
 
 
 def _results_ray(
-    tasks: list[GameTask], workers: int, setup: WorkerSetup | None
+    tasks: list[GameTask],
+    workers: int,
+    setup: WorkerSetup | None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> Iterator[dict[str, Any]]:
-    """Games as Ray tasks in batches (this process is connected to Ray: `connect_ray`)."""
+    """Games as Ray tasks in batches (this process is connected to Ray: `connect_ray`). A
+    batch whose worker dies is played again one game per task; a game whose worker dies
+    alone is a :func:`lost_row`."""
     ray = _import_ray()
     cpus = int(ray.cluster_resources().get("CPU", max(workers, 1)))
     chunk = max(1, min(16, len(tasks) // (max(cpus, 1) * 8)))
-    remote = ray.remote(run_tasks)
+    remote = ray.remote(run_tasks).options(max_retries=0)
     setup_ref = ray.put(setup)
-    pending = [remote.remote(tasks[i : i + chunk], setup_ref) for i in range(0, len(tasks), chunk)]
+
+    def submit(batch: list[GameTask]) -> Any:
+        ref = remote.remote(batch, setup_ref, move_time_limit)
+        pending[ref] = batch
+        return ref
+
+    pending: dict[Any, list[GameTask]] = {}
+    for i in range(0, len(tasks), chunk):
+        submit(tasks[i : i + chunk])
     try:
         while pending:
-            done, pending = ray.wait(pending, num_returns=1)
+            done, _ = ray.wait(list(pending), num_returns=1)
             for ref in done:
+                batch = pending.pop(ref)
                 try:
                     rows = ray.get(ref)
+                except ray.exceptions.WorkerCrashedError:
+                    if len(batch) > 1:
+                        for t in batch:
+                            submit([t])
+                        continue
+                    rows = [lost_row(batch[0], "its Ray worker process died")]
                 except ray.exceptions.RayError as e:
                     raise ArenaError(f"a Ray task failed: {e}") from e
                 yield from rows
@@ -504,17 +612,26 @@ def _results_ray(
             ray.cancel(ref)
 
 
-def prepare_players(entrants: Iterable[str], send: str | None = None) -> WorkerSetup | None:
-    """Build every distinct spec once, here, before any game: a spec that cannot be built is
-    an `ArenaError` naming it. With `send`, return what worker processes need to build the
+# games handed to the workers at a time: a schedule is read a segment at a time, never whole
+SEGMENT = 4096
+
+
+def prepare_players(
+    entrants: Iterable[str],
+    send: str | None = None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+) -> WorkerSetup | None:
+    """Build every distinct spec once, here, before any game: a spec that cannot be built
+    (within the build allowance of `agents.timelimit`, for outside code) is an `ArenaError`
+    naming it. With `send`, return what worker processes need to build the
     same agents, checked to be picklable for `send="pool"` (spawned processes: pickle) or
     `send="ray"` (Ray tasks: cloudpickle, which also takes locally defined classes)."""
     specs = list(dict.fromkeys(entrants))
     for spec in specs:
         try:
-            agent = make_agent(spec, 0)
+            agent = build_agent(spec, 0, move_time_limit)
             agent.reset(0)
-        except PlayerSpecError as e:
+        except (PlayerSpecError, AgentFault) as e:
             raise ArenaError(str(e)) from e
         except Exception as e:  # noqa: BLE001 - any failure is reported before the first game
             raise ArenaError(
@@ -685,6 +802,7 @@ def run_tournament(
     on_game: Callable[[dict[str, Any]], None] | None = None,
     on_note: Callable[[str], None] | None = None,
     trusted: bool = False,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> TournamentResult:
     """Plan, play (skipping logged games when resuming) and log a tournament.
 
@@ -700,7 +818,14 @@ def run_tournament(
     specs among them may import their classes and their ``ppo:`` `.zip` files may load
     (`agents.registry.trusting`, docs/TRUST.md); otherwise only registered names and `.npz`
     policies play.
+    ``move_time_limit``: seconds per call for every outside agent (0: none); a game whose
+    outside agent runs over it, calls ``sys.exit`` or kills its worker process is an error
+    row, and the tournament goes on (:mod:`agents.timelimit`, :mod:`agents.workers`).
     """
+    try:
+        move_time_limit = check_time_limit(move_time_limit)
+    except ValueError as e:
+        raise ArenaError(str(e)) from None
     if games < 1:
         raise ArenaError(f"--games must be at least 1, got {games}")
     if workers < 1:
@@ -712,13 +837,23 @@ def run_tournament(
         _import_ray()
     send = "ray" if use_ray else "pool" if workers > 1 else None
     with trusting(entrants if trusted else ()):
-        setup = prepare_players(entrants, send=send)
+        setup = prepare_players(entrants, send=send, move_time_limit=move_time_limit)
         ray_started = False
         try:
             if use_ray:
                 ray_started = connect_ray(ray_address)
             return _run(
-                sched, games, setup, out, resume, workers, use_ray, on_start, on_game, on_note
+                sched,
+                games,
+                setup,
+                out,
+                resume,
+                workers,
+                use_ray,
+                on_start,
+                on_game,
+                on_note,
+                move_time_limit,
             )
         finally:
             if ray_started:
@@ -736,6 +871,7 @@ def _run(
     on_start: Callable[[int, int], None] | None,
     on_game: Callable[[dict[str, Any]], None] | None,
     on_note: Callable[[str], None] | None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> TournamentResult:
     header = sched.header(games)
     path = Path(out) if out is not None else None
@@ -775,11 +911,11 @@ def _run(
             f.write(json.dumps(header, separators=(",", ":")) + "\n")
             f.flush()
         if use_ray:
-            source = _results_ray(todo, workers, setup)
+            source = _results_ray(todo, workers, setup, move_time_limit)
         elif workers > 1 and len(todo) > 1:
-            source = _results_pool(todo, workers, setup)
+            source = _results_pool(todo, workers, setup, move_time_limit)
         else:
-            source = _results_local(todo)
+            source = _results_local(todo, move_time_limit)
         # Write in game order: a small reorder buffer absorbs out-of-order worker results.
         order = [t.game for t in todo]
         nxt = 0

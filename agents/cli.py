@@ -19,6 +19,7 @@ from typer.core import TyperCommand
 
 from .deals import DealsError, check_deals, describe
 from .registry import legend
+from .timelimit import DEFAULT_MOVE_TIME_LIMIT
 
 app = typer.Typer(
     name="lastwill",
@@ -67,6 +68,30 @@ def fail(message: str, code: int = 2) -> NoReturn:
 
 def note(message: str) -> None:
     typer.echo(message, err=True)
+
+
+def _limit_help(outcome: str) -> str:
+    return (
+        "Seconds an outside agent (a module:Class spec, an entry point or a registered name; "
+        "not the lab's bots nor ppo: policies) may take per move, and 10x that to be built; "
+        f"one over it, or calling sys.exit, {outcome} (0: no limit)."
+    )
+
+
+MOVE_TIME_LIMIT_HELP = _limit_help("makes its game an error row")
+LIVE_TIME_LIMIT_HELP = _limit_help(
+    "is dropped and its seat plays the first legal action for the rest of the game"
+)
+
+
+def _move_time_limit(value: float) -> float:
+    """``--move-time-limit`` checked: a finite number of seconds >= 0, else exit 2."""
+    from .timelimit import check_time_limit
+
+    try:
+        return check_time_limit(value)
+    except ValueError as e:
+        fail(str(e))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -197,11 +222,16 @@ def arena(
     ] = "70",
     board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    move_time_limit: Annotated[
+        float, typer.Option("--move-time-limit", help=MOVE_TIME_LIMIT_HELP)
+    ] = DEFAULT_MOVE_TIME_LIMIT,
 ) -> None:
     from lastwill_env.engine import ConfigError, GameConfig
 
     from . import arena as ar
     from . import stats
+
+    move_time_limit = _move_time_limit(move_time_limit)
 
     entrants = [p.strip() for p in players.split(",")]
     if any(not p for p in entrants):
@@ -318,6 +348,7 @@ def arena(
             on_game=on_game,
             on_note=lambda text: note(f"note: {text}"),
             trusted=True,  # the entrants were typed here (docs/TRUST.md)
+            move_time_limit=move_time_limit,
         )
     except ar.ArenaError as e:
         progress.stop()
@@ -602,6 +633,9 @@ def eval_cmd(
     ] = "70",
     board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
+    move_time_limit: Annotated[
+        float, typer.Option("--move-time-limit", help=MOVE_TIME_LIMIT_HELP)
+    ] = DEFAULT_MOVE_TIME_LIMIT,
 ) -> None:
     import json
 
@@ -611,6 +645,7 @@ def eval_cmd(
     from . import evaluate as ev
     from .registry import PlayerSpecError
 
+    move_time_limit = _move_time_limit(move_time_limit)
     counts = _int_list_option(num_players, "--num-players")
     bots = list(ev.PANEL) if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
     sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
@@ -648,6 +683,7 @@ def eval_cmd(
                 on_start=on_start,
                 on_game=on_game,
                 trusted=True,  # the specs were typed here (docs/TRUST.md)
+                move_time_limit=move_time_limit,
             )
     except (ev.EvalError, PlayerSpecError, ConfigError) as e:
         fail(str(e))
@@ -845,13 +881,16 @@ def play(
         typer.Option("--out", "-o", help="Game record \\[default: runs/play/<time>.json]."),
     ] = None,
     force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")] = False,
+    move_time_limit: Annotated[
+        float, typer.Option("--move-time-limit", help=LIVE_TIME_LIMIT_HELP)
+    ] = DEFAULT_MOVE_TIME_LIMIT,
 ) -> None:
     from . import play as pl
     from .safeio import DestinationError, check_destination
 
     try:
         if load is not None:
-            game = pl.load_game(load)
+            game = pl.load_game(load, move_time_limit=_move_time_limit(move_time_limit))
         else:
             sm: int | str = (
                 int(starting_money) if starting_money.strip().isdigit() else starting_money
@@ -864,6 +903,7 @@ def play(
                 starting_money=sm,
                 board_spaces=board_spaces,
                 trusted=True,  # typed here; a --load file's seats are data (docs/TRUST.md)
+                move_time_limit=_move_time_limit(move_time_limit),
             )
     except pl.PlayError as e:
         fail(str(e))
@@ -923,6 +963,9 @@ def view(
     save_dir: Annotated[
         Path, typer.Option("--save-dir", help="Folder for the records of live games.")
     ] = Path("runs/play"),
+    move_time_limit: Annotated[
+        float, typer.Option("--move-time-limit", help=LIVE_TIME_LIMIT_HELP)
+    ] = DEFAULT_MOVE_TIME_LIMIT,
 ) -> None:
     if not 0 <= port <= 65535:
         fail(f"--port must be from 0 to 65535, got {port}")
@@ -955,6 +998,7 @@ def view(
             save_dir=save_dir,
             on_ready=ready,
             allow_remote=allow_remote,
+            move_time_limit=_move_time_limit(move_time_limit),
         )
     except ViewError as e:
         fail(str(e))

@@ -33,18 +33,17 @@ from typing import Any
 
 from lastwill_env.engine import GameConfig
 
-from .arena import GameTask, Schedule, run_task, run_tasks
+from .arena import ArenaError, GameTask, Schedule, results_pool, run_task
 from .deals import TEST, check_deals, describe
 from .registry import (
     WorkerSetup,
-    apply_worker_setup,
     display_name,
-    make_agent,
     trusting,
     worker_setup,
 )
 from .safeio import DestinationError, check_destination, open_atomic
 from .stats import openskill_ratings, summarize
+from .timelimit import DEFAULT_MOVE_TIME_LIMIT, AgentFault, build_agent, check_time_limit
 
 # The bot panel of `lastwill eval`, the bot ladder and the training evaluation's defaults.
 PANEL: tuple[str, ...] = ("greedy", "speculator", "planner", "combiner", "racer")
@@ -183,20 +182,26 @@ def _worker_setup(tasks: list[GameTask]) -> WorkerSetup:
     return setup
 
 
-def _results(tasks: list[GameTask], workers: int) -> Iterator[dict[str, Any]]:
+def _results(
+    tasks: list[GameTask], workers: int, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT
+) -> Iterator[dict[str, Any]]:
+    """The rows of ``tasks`` in their order; with workers, a game whose worker process dies
+    is an error row (`agents.arena.results_pool`)."""
     if workers <= 1 or len(tasks) <= 1:
         for t in tasks:
-            yield run_task(t)
+            yield run_task(t, move_time_limit)
         return
-    import multiprocessing as mp
-
-    chunk = max(1, min(8, len(tasks) // (workers * 8)))
-    batches = [tasks[i : i + chunk] for i in range(0, len(tasks), chunk)]
     setup = _worker_setup(tasks)
-    ctx = mp.get_context("spawn")
-    with ctx.Pool(workers, initializer=apply_worker_setup, initargs=(setup,)) as pool:
-        for rows in pool.imap(run_tasks, batches):  # in order: rows stay in game order
-            yield from rows
+    buffer: dict[int, dict[str, Any]] = {}
+    nxt = 0
+    try:
+        for i, row in results_pool(tasks, workers, setup, move_time_limit):
+            buffer[i] = row
+            while nxt in buffer:  # in order: rows stay in game order
+                yield buffer.pop(nxt)
+                nxt += 1
+    except ArenaError as e:
+        raise EvalError(str(e)) from None
 
 
 def play_tables(
@@ -211,6 +216,7 @@ def play_tables(
     on_start: Callable[[int], None] | None = None,
     on_game: Callable[[dict[str, Any]], None] | None = None,
     trusted: bool = False,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> list[dict[str, Any]]:
     """Play ``games`` per table (rounded up to whole seat rotations) on the arena schedule of
     each table, every table with the same ``seed`` and deal set ``deals`` (paired deals; test
@@ -238,7 +244,7 @@ def play_tables(
         on_start(len(tasks))
     rows = []
     with trusting([s for table in tables for s in table.entrants] if trusted else ()):
-        results = _results([t for _, t in tasks], workers)
+        results = _results([t for _, t in tasks], workers, move_time_limit)
         for (table, _), row in zip(tasks, results, strict=True):
             row["table"] = table.name
             rows.append(row)
@@ -264,6 +270,7 @@ def evaluate(
     on_start: Callable[[int], None] | None = None,
     on_game: Callable[[dict[str, Any]], None] | None = None,
     trusted: bool = False,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> Evaluation:
     """Play the evaluation of ``spec`` (module docstring); ``games`` per table, rounded up to
     whole seat rotations, on the deal set ``deals`` (test deals by default: an evaluation
@@ -274,7 +281,14 @@ def evaluate(
     The player must differ from every panel bot and the anchor (give it a display name,
     ``greedy@me``, to evaluate a panel bot), or its games could not be told apart.
     ``trusted``: the specs are the caller's own (typed by the user), so `module:Class` specs
-    may import and ``ppo:`` `.zip` files may load (docs/TRUST.md)."""
+    may import and ``ppo:`` `.zip` files may load (docs/TRUST.md).
+    ``move_time_limit``: seconds per call for every outside agent (0: none); a game where one
+    runs over it, calls ``sys.exit`` or kills its worker process is an error row
+    (:mod:`agents.timelimit`)."""
+    try:
+        move_time_limit = check_time_limit(move_time_limit)
+    except ValueError as e:
+        raise EvalError(str(e)) from None
     panel = list(panel)
     if spec in panel or spec == anchor:
         raise EvalError(
@@ -283,7 +297,10 @@ def evaluate(
             f"{spec}@me"
         )
     for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]):
-        make_agent(s, 0, trusted=trusted)  # a bad spec fails here, before any game
+        try:  # a bad spec fails here, before any game
+            build_agent(s, 0, move_time_limit, trusted=trusted).reset(0)
+        except AgentFault as e:
+            raise EvalError(str(e)) from None
     anchor = anchor if anchor is not None else (panel[0] if panel else None)
     tables = panel_tables(spec, panel, num_players, mixed, anchor)
     out_path = Path(out) if out is not None else None
@@ -304,6 +321,7 @@ def evaluate(
         on_start=on_start,
         on_game=on_game,
         trusted=trusted,
+        move_time_limit=move_time_limit,
     )
     result = Evaluation(spec, tables, rows, seed, anchor, time.perf_counter() - t0, deals)
     for n in dict.fromkeys(t.num_players for t in tables):

@@ -60,7 +60,7 @@ from lastwill_env.engine import (
 from .arena import default_out_path as arena_out_path
 from .arena import derive_seed
 from .base import BaseAgent
-from .registry import PlayerSpecError, make_agent
+from .registry import PlayerSpecError
 from .replay import (
     ReplayError,
     check_record,
@@ -70,6 +70,7 @@ from .replay import (
     render_view,
 )
 from .safeio import DestinationError, check_destination, fallback_path, write_json
+from .timelimit import DEFAULT_MOVE_TIME_LIMIT, AgentFault, build_agent, check_time_limit
 
 HUMAN = "human"
 RECORD_VERSION = 1
@@ -113,18 +114,27 @@ class PlayGame:
 
 
 def _build_agents(
-    seating: list[str], human_seat: int, seeds: list[int], trusted: bool = False
+    seating: list[str],
+    human_seat: int,
+    seeds: list[int],
+    trusted: bool = False,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> dict[int, Any]:
     """The bots of every seat but the person's; ``trusted`` as in `agents.registry.make_agent`
-    (never for the seats of a saved game: a file's specs are data, docs/TRUST.md)."""
+    (never for the seats of a saved game: a file's specs are data, docs/TRUST.md). Outside
+    agents play under ``move_time_limit`` (`agents.timelimit.build_agent`)."""
+    try:
+        move_time_limit = check_time_limit(move_time_limit)
+    except ValueError as e:
+        raise PlayError(str(e)) from None
     agents = {}
     for seat, spec in enumerate(seating):
         if seat == human_seat:
             continue
         try:
-            agent = make_agent(spec, seeds[seat], trusted=trusted)
+            agent = build_agent(spec, seeds[seat], move_time_limit, trusted=trusted)
             agent.reset(seeds[seat])
-        except PlayerSpecError as e:
+        except (PlayerSpecError, AgentFault) as e:
             raise PlayError(str(e)) from None
         agents[seat] = agent
     return agents
@@ -138,13 +148,16 @@ def new_play(
     starting_money: int | str = 70,
     board_spaces: int = 5,
     trusted: bool = False,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> PlayGame:
     """A new game: the human at ``human_seat``, the opponents' specs in seat order around it.
 
     ``num_players`` defaults to one more than the opponents; a single opponent spec fills
     every other seat. ``trusted``: the specs are the caller's own (typed by the user), so
     `module:Class` specs may import and ``ppo:`` `.zip` files may load (docs/TRUST.md); the
-    viewer's live games pass specs from a request and never set it.
+    viewer's live games pass specs from a request and never set it. ``move_time_limit``:
+    seconds per call for every outside agent (0: none); one over it, or calling ``sys.exit``,
+    is dropped and its seat plays the first legal action (:func:`bot_step`).
     """
     opponents = [o.strip() for o in opponents]
     if not opponents or any(not o for o in opponents):
@@ -172,7 +185,7 @@ def new_play(
     seating = list(opponents)
     seating.insert(human_seat, HUMAN)
     seeds = [derive_seed(seed, "agent", s) for s in range(n)]
-    agents = _build_agents(seating, human_seat, seeds, trusted)
+    agents = _build_agents(seating, human_seat, seeds, trusted, move_time_limit)
     return PlayGame(config, seed, human_seat, seating, seeds, new_game(config, seed), agents)
 
 
@@ -238,13 +251,16 @@ def _overrides_observe(agent: Any) -> bool:
 def _feed(agents: dict[int, Any], observers: list[int], n: int, seat: int, action: int) -> None:
     for s in observers:
         if s != seat:
-            agents[s].observe({"type": "action", "seat": (seat - s) % n, "action": action})
+            # an outside agent's fault drops it; its next act says so (bot_step)
+            with contextlib.suppress(AgentFault):
+                agents[s].observe({"type": "action", "seat": (seat - s) % n, "action": action})
 
 
-def load_game(path: str | Path) -> PlayGame:
+def load_game(path: str | Path, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT) -> PlayGame:
     """Resume a game saved by ``save PATH`` (or any unfinished play record). Its seats are
     rebuilt from the file's specs as data: registered names and ``.npz`` policies only, never
-    a `module:Class` import nor a ``.zip`` pickle (docs/TRUST.md)."""
+    a `module:Class` import nor a ``.zip`` pickle (docs/TRUST.md); outside agents play under
+    ``move_time_limit`` as in :func:`new_play`."""
     path = Path(path)
     if not path.is_file():
         raise PlayError(f"{path}: no such file")
@@ -272,7 +288,7 @@ def load_game(path: str | Path) -> PlayGame:
     if not isinstance(seeds, list) or len(seeds) != n:
         seeds = [derive_seed(record["deal_seed"], "agent", s) for s in range(n)]
     config = GameConfig.from_dict(record["config"])
-    agents = _build_agents(seating, human, seeds)
+    agents = _build_agents(seating, human, seeds, move_time_limit=move_time_limit)
     # Show the bots the game so far, so their generators and memories match an unbroken game.
     shadow = new_game(config, record["deal_seed"])
     observers = [s for s, a in agents.items() if _overrides_observe(a)]
@@ -322,7 +338,9 @@ def bot_step(game: PlayGame, observers: list[int] | None = None) -> tuple[int, s
     """Let the bot whose turn it is decide and apply its action; ``(action, problem)``.
 
     A bot that raises or answers an illegal action plays the first legal action instead and
-    ``problem`` says what went wrong (a bot's fault must not end a person's game)."""
+    ``problem`` says what went wrong (a bot's fault must not end a person's game). An outside
+    agent over its time limit, or calling ``sys.exit``, is dropped (`agents.timelimit`): its
+    seat plays the first legal action for the rest of the game, said once in ``problem``."""
     state = game.state
     seat = state.cur
     if state.phase == GAME_OVER or seat == game.human_seat:
@@ -336,6 +354,11 @@ def bot_step(game: PlayGame, observers: list[int] | None = None) -> tuple[int, s
         action = agent.act(view, list(legal))
         if action not in legal:
             raise ValueError(f"illegal action {action!r}")
+    except AgentFault as e:
+        action = legal[0]
+        if not agent.reported:  # a LimitedAgent: said once
+            agent.reported = True
+            problem = f"{e}; its seat plays the first legal action for the rest of the game"
     except Exception as e:  # noqa: BLE001 - a bot's fault must not end the game
         action = legal[0]
         problem = f"{type(e).__name__}: {e}"
@@ -360,7 +383,9 @@ def finish(game: PlayGame, observers: list[int] | None = None) -> None:
     """Tell the observing bots that the game is over."""
     observers = observers_of(game) if observers is None else observers
     for s in observers:
-        game.agents[s].observe({"type": "game_over", "results": player_view(game.state, s).results})
+        with contextlib.suppress(AgentFault):  # the game is over either way
+            results = player_view(game.state, s).results
+            game.agents[s].observe({"type": "game_over", "results": results})
 
 
 _CARD_CHOICES = frozenset(
