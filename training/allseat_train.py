@@ -58,9 +58,16 @@ def save_checkpoint(model, optimizer, path: Path, cfg: TrainConfig, step: int, e
         step, cfg.seed, cfg.to_dict(), learner="all_seat", **(extra or {})
     )
     ckpt_io.save_checkpoint(
-        path, meta, {".npz": actor.write_npz, ".pt": lambda tmp: torch.save(learner, tmp)}
+        path, meta, {".npz": actor.write_npz, ".pt": lambda tmp: _torch_save(torch, learner, tmp)}
     )
     return path
+
+
+def _torch_save(torch, obj: Any, tmp: Path) -> None:
+    """`torch.save` through an open file: the archive inside is then named `archive`, not
+    after the temporary file, so the same state gives the same bytes."""
+    with open(tmp, "wb") as f:
+        torch.save(obj, f)
 
 
 def copy_checkpoint(src: Path, dst: Path) -> None:
