@@ -47,10 +47,10 @@ import itertools
 import json
 import os
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, overload
 
 from lastwill_env.engine import (
     GAME_OVER,
@@ -77,6 +77,7 @@ from .registry import (
     worker_setup,
     worker_setup_applied,
 )
+from .safeio import remove_leftover_temps
 from .timelimit import (
     DEFAULT_MOVE_TIME_LIMIT,
     AgentFault,
@@ -387,9 +388,9 @@ class Schedule:
             ),
         )
 
-    def tasks(self, games: int) -> list[GameTask]:
-        seatings = self.seatings
-        return [self.task(g, seatings) for g in range(self.num_games(games))]
+    def tasks(self, games: int, start: int = 0) -> ScheduleTasks:
+        """Games ``start`` to the end of a ``games``-game schedule, made as they are read."""
+        return ScheduleTasks(self, start, self.num_games(games))
 
     def header(self, games: int) -> dict[str, Any]:
         return {
@@ -405,6 +406,37 @@ class Schedule:
             "games": self.num_games(games),
             "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         }
+
+
+class ScheduleTasks(Sequence[GameTask]):
+    """Games ``start .. stop - 1`` of a schedule as a sequence whose tasks are made when read:
+    a schedule of any length costs no memory until it is played (`play_in_order`)."""
+
+    def __init__(self, sched: Schedule, start: int, stop: int) -> None:
+        self.sched, self.start, self.stop = sched, start, max(start, stop)
+        self._seatings = sched.seatings
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    @overload
+    def __getitem__(self, i: int) -> GameTask: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[GameTask]: ...
+    def __getitem__(self, i: int | slice) -> GameTask | list[GameTask]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self)))]
+        if not -len(self) <= i < len(self):
+            raise IndexError(f"game {i} is outside these {len(self)} games")
+        return self.sched.task(self.start + i % len(self), self._seatings)
+
+    def __iter__(self) -> Iterator[GameTask]:
+        for g in range(self.start, self.stop):
+            yield self.sched.task(g, self._seatings)
+
+    def skip(self, k: int) -> ScheduleTasks:
+        """These games without the first ``k``."""
+        return ScheduleTasks(self.sched, min(self.start + k, self.stop), self.stop)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -616,6 +648,52 @@ def _results_ray(
 SEGMENT = 4096
 
 
+def play_in_order(
+    tasks: Iterable[GameTask],
+    workers: int = 1,
+    setup: WorkerSetup | None = None,
+    use_ray: bool = False,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+) -> Iterator[dict[str, Any]]:
+    """The rows of `tasks`, in their order, played in this process, on `workers` worker
+    processes or as Ray tasks. `tasks` is read :data:`SEGMENT` games at a time, so memory stays
+    flat however long the schedule; results that finish out of order wait in a reorder buffer
+    of at most one segment."""
+    it = iter(tasks)
+    while segment := list(itertools.islice(it, SEGMENT)):
+        yield from _play_segment(segment, workers, setup, use_ray, move_time_limit)
+
+
+def _play_segment(
+    segment: list[GameTask],
+    workers: int,
+    setup: WorkerSetup | None,
+    use_ray: bool,
+    move_time_limit: float,
+) -> Iterator[dict[str, Any]]:
+    source: Iterator[tuple[int, dict[str, Any]]]
+    if use_ray:
+        where = {(t.game, t.seating): i for i, t in enumerate(segment)}
+        rows = _results_ray(segment, workers, setup, move_time_limit)
+        source = ((where[(r["game"], tuple(r["seating"]))], r) for r in rows)
+    elif workers > 1 and len(segment) > 1:
+        source = results_pool(segment, workers, setup, move_time_limit)
+    else:
+        source = enumerate(_results_local(segment, move_time_limit))
+    buffer: dict[int, dict[str, Any]] = {}
+    nxt = 0
+    try:
+        for i, row in source:
+            buffer[i] = row
+            while nxt in buffer:
+                yield buffer.pop(nxt)
+                nxt += 1
+    finally:
+        close = getattr(source, "close", None)
+        if close is not None:  # stop the workers when the run stops early
+            close()
+
+
 def prepare_players(
     entrants: Iterable[str],
     send: str | None = None,
@@ -721,68 +799,104 @@ def load_for_resume(
     notes; its game is played again.
     """
     path = Path(path)
+    seatings = sched.seatings
+
+    def check(header: dict[str, Any], not_log: str) -> None:
+        _check_header(path, header, sched.header(games))
+        if ([tuple(x) for x in header.get("seatings") or []] or seatings) != seatings:
+            raise ArenaError(f"{path}: line 1: its seatings differ from this schedule's; {not_log}")
+
+    header, rows, good, notes = read_for_resume(
+        path, check, lambda k: (sched.task(k, seatings), {})
+    )
+    return header, dict(enumerate(rows)), good, notes
+
+
+def read_for_resume(
+    path: str | os.PathLike,
+    check_header: Callable[[dict[str, Any], str], None],
+    expect: Callable[[int], tuple[GameTask, dict[str, Any]] | None],
+    command: str = "lastwill arena",
+    kind: str = "arena log",
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int, list[str]]:
+    """The checks of :func:`load_for_resume` for any log of arena rows (`lastwill arena`,
+    `lastwill eval`): ``(header, rows, good_bytes, notes)``. ``check_header(header, not_log)``
+    raises an :class:`ArenaError` for a header of another run; ``expect(k)`` is the task
+    the ``k``-th row must hold and the other entries it must have (``None``: the schedule
+    has no ``k``-th game)."""
+    path = Path(path)
     try:
         data = path.read_bytes()
     except OSError as e:
         raise ArenaError(f"cannot read {path}: {e}") from None
     if not data:
-        return None, {}, 0, [f"{path} is empty: starting the log afresh"]
+        return None, [], 0, [f"{path} is empty: starting the log afresh"]
     lines = data.split(b"\n")
     not_log = (
-        "--resume continues only a log written by `lastwill arena`; choose another --out "
+        f"--resume continues only a log written by `{command}`; choose another --out "
         "(the file was left untouched)"
     )
     if len(lines) == 1:
-        raise ArenaError(f"{path}: line 1 is not a complete arena log header; {not_log}")
+        raise ArenaError(f"{path}: line 1 is not a complete {kind} header; {not_log}")
     try:
         header = json.loads(lines[0])
-    except ValueError:
+    except (ValueError, RecursionError):
         header = None
     if not isinstance(header, dict) or header.get("type") != "header":
-        raise ArenaError(f"{path}: line 1 is not an arena log header; {not_log}")
-    _check_header(path, header, sched.header(games))
-    seatings = [tuple(x) for x in header.get("seatings") or []] or sched.seatings
-    if seatings != sched.seatings:
-        raise ArenaError(f"{path}: line 1: its seatings differ from this schedule's; {not_log}")
-    done: dict[int, dict[str, Any]] = {}
+        raise ArenaError(f"{path}: line 1 is not an {kind} header; {not_log}")
+    check_header(header, not_log)
+    rows: list[dict[str, Any]] = []
     notes: list[str] = []
     pos = len(lines[0]) + 1
     for i, raw in enumerate(lines[1:], start=2):
-        final = i == len(lines)
-        if final:
+        if i == len(lines):
             if raw:
                 notes.append(
                     f"dropped the torn last line {i} of {path} ({len(raw)} bytes, an "
                     f"interrupted write); its game is played again"
                 )
             break
-        where = f"{path}: line {i}"
-        try:
-            row = json.loads(raw)
-        except ValueError as e:
-            raise ArenaError(f"{where} is not a JSON object ({e}); the log is damaged") from None
-        if not isinstance(row, dict):
-            raise ArenaError(f"{where} is not a JSON object; the log is damaged")
-        g = len(done)
-        got = row.get("game")
-        if type(got) is not int or got < 0:
-            raise ArenaError(f"{where} has no valid game index ({got!r}); expected game {g}")
-        if got < g:
-            raise ArenaError(
-                f"{where} holds game {got} again (a duplicated or out-of-order row); "
-                f"expected game {g}"
-            )
-        if got > g:
-            raise ArenaError(
-                f"{where} holds game {got} but game {g} is missing before it (rows must "
-                f"hold games 0, 1, 2, ... in order)"
-            )
-        problem = _row_problem(row, sched.task(g, sched.seatings))
-        if problem:
-            raise ArenaError(f"{where} (game {g}): {problem}; the log is damaged")
-        done[g] = row
+        rows.append(_resumed_row(f"{path}: line {i}", raw, expect(len(rows))))
         pos += len(raw) + 1
-    return header, done, pos, notes
+    return header, rows, pos, notes
+
+
+def _resumed_row(
+    where: str, raw: bytes, expected: tuple[GameTask, dict[str, Any]] | None
+) -> dict[str, Any]:
+    """One logged row, checked to be the game the schedule has at its place."""
+    try:
+        row = json.loads(raw)
+    except (ValueError, RecursionError) as e:
+        raise ArenaError(f"{where} is not a JSON object ({e}); the log is damaged") from None
+    if not isinstance(row, dict):
+        raise ArenaError(f"{where} is not a JSON object; the log is damaged")
+    if expected is None:
+        raise ArenaError(f"{where} is past the last game of this schedule; the log is damaged")
+    task, entries = expected
+    g = task.game
+    got = row.get("game")
+    if type(got) is not int or got < 0:
+        raise ArenaError(f"{where} has no valid game index ({got!r}); expected game {g}")
+    if got < g:
+        raise ArenaError(
+            f"{where} holds game {got} again (a duplicated or out-of-order row); expected game {g}"
+        )
+    if got > g:
+        raise ArenaError(
+            f"{where} holds game {got} but game {g} is missing before it (rows must "
+            f"hold games 0, 1, 2, ... in order)"
+        )
+    for key, want in entries.items():
+        if row.get(key) != want:
+            raise ArenaError(
+                f"{where} (game {g}): its {key} is {row.get(key)!r} but this schedule has "
+                f"{want!r} there; the log is damaged"
+            )
+    problem = _row_problem(row, task)
+    if problem:
+        raise ArenaError(f"{where} (game {g}): {problem}; the log is damaged")
+    return row
 
 
 def run_tournament(
@@ -879,6 +993,10 @@ def _run(
         raise ArenaError(f"--out {path} is a directory; give a log file name (.jsonl)")
     done: dict[int, dict[str, Any]] = {}
     good = None
+    if path is not None:  # what killed writes of this log left (agents.safeio)
+        for left in remove_leftover_temps(path.parent, of=path):
+            if on_note is not None:
+                on_note(f"removed {left}, a temporary file left by an interrupted write")
     if path is not None and path.exists():
         if not resume:
             raise ArenaError(
@@ -892,7 +1010,7 @@ def _run(
             if on_note is not None:
                 on_note(text)
     total = sched.num_games(games)
-    todo = [sched.task(g) for g in range(total) if g not in done]
+    todo = sched.tasks(games, start=len(done))  # the logged games are the first len(done)
     resumed = len(done)
     if on_start is not None:
         on_start(total, sum(1 for g in done if g < total))
@@ -910,32 +1028,18 @@ def _run(
         if f.tell() == 0:
             f.write(json.dumps(header, separators=(",", ":")) + "\n")
             f.flush()
-        if use_ray:
-            source = _results_ray(todo, workers, setup, move_time_limit)
-        elif workers > 1 and len(todo) > 1:
-            source = _results_pool(todo, workers, setup, move_time_limit)
-        else:
-            source = _results_local(todo, move_time_limit)
-        # Write in game order: a small reorder buffer absorbs out-of-order worker results.
-        order = [t.game for t in todo]
-        nxt = 0
-        buffer: dict[int, dict[str, Any]] = {}
+        # rows come in game order (play_in_order), each written and flushed as it comes
+        source = play_in_order(todo, workers, setup, use_ray, move_time_limit)
         try:
             for row in source:
-                buffer[row["game"]] = row
                 if on_game is not None:
                     on_game(row)
-                while nxt < len(order) and order[nxt] in buffer:
-                    r = buffer.pop(order[nxt])
-                    f.write(json.dumps(r, separators=(",", ":")) + "\n")
-                    f.flush()
-                    done[r["game"]] = r
-                    nxt += 1
-                    played += 1
+                f.write(json.dumps(row, separators=(",", ":")) + "\n")
+                f.flush()
+                done[row["game"]] = row
+                played += 1
         finally:
-            close = getattr(source, "close", None)
-            if close is not None:
-                close()
+            source.close()
         if path is not None:
             os.fsync(f.fileno())
     elapsed = time.perf_counter() - t0

@@ -558,7 +558,7 @@ EVAL_HELP = (
     "(every table at a count plays the same deals). Prints one summary table: win rate with "
     "its Wilson 95% interval beside the chance rate 1/N, mean rank and the OpenSkill rating "
     "(ordinal over all games at that count, anchored at --anchor). The games are logged as "
-    "JSONL (--out)."
+    "JSONL (--out) as they finish; --resume continues an interrupted log."
 )
 
 
@@ -636,6 +636,13 @@ def eval_cmd(
     move_time_limit: Annotated[
         float, typer.Option("--move-time-limit", help=MOVE_TIME_LIMIT_HELP)
     ] = DEFAULT_MOVE_TIME_LIMIT,
+    resume: Annotated[
+        bool,
+        typer.Option(
+            "--resume",
+            help="Continue the log at --out (same options), playing only the missing games.",
+        ),
+    ] = False,
 ) -> None:
     import json
 
@@ -653,8 +660,13 @@ def eval_cmd(
         GameConfig(num_players=4, starting_money=sm, board_spaces=board_spaces)
     except ConfigError as e:
         fail(str(e))
-    if out is not None and out.exists():
-        fail(f"{out} already exists; refusing to overwrite it. Choose another --out.")
+    if resume and out is None:
+        fail("--resume needs --out (the evaluation log to continue)")
+    if out is not None and out.exists() and not resume:
+        fail(
+            f"{out} already exists; refusing to overwrite it. Pass --resume to continue that "
+            f"evaluation, or choose another --out."
+        )
     target = out if out is not None else ar.default_out_path("runs/eval")
     progress, task_id = _progress_bar("eval", quiet)
 
@@ -684,6 +696,8 @@ def eval_cmd(
                 on_game=on_game,
                 trusted=True,  # the specs were typed here (docs/TRUST.md)
                 move_time_limit=move_time_limit,
+                resume=resume,
+                on_note=lambda text: note(f"note: {text}"),
             )
     except (ev.EvalError, PlayerSpecError, ConfigError) as e:
         fail(str(e))

@@ -14,8 +14,17 @@ and the mean rank of the player (:func:`agents.stats.summarize`). Per count: Ope
 Plackett-Luce ratings over all that count's games (:func:`agents.stats.openskill_ratings`),
 shifted so the anchor has ordinal 0 (by default the first panel bot). :func:`evaluate` returns
 an :class:`Evaluation` (``rows`` holds every game, tagged with ``table``), writes the games as
-a JSONL log when given ``out`` (a header line, then the rows; written to a temporary name and
-renamed), and :meth:`Evaluation.summary` is one row per table for tables, JSON and CSV.
+a JSONL log when given ``out``, and :meth:`Evaluation.summary` is one row per table for tables,
+JSON and CSV.
+
+Log. A header line, then one row per game in play order, each written and flushed as its game
+ends (:class:`agents.rowlog.RowLog`): a stopped evaluation keeps every finished game, and when
+the destination cannot be written the rows go on in a fallback file whose path is reported.
+``resume`` continues a log with the checks of ``lastwill arena --resume``
+(:func:`agents.arena.read_for_resume`): the header must be this evaluation's, line ``k + 2``
+must hold its ``k``-th game with actions that replay to the recorded result, and only the
+missing games are played. The tables' schedules are read as they are played (never built
+whole), so a huge number of games costs no memory before it is played.
 
 :data:`PANEL` is the default panel: one list, so a new bot joins every evaluation by being
 added there (and to the registry).
@@ -23,9 +32,11 @@ added there (and to the registry).
 
 from __future__ import annotations
 
-import json
+import bisect
+import itertools
 import os
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,7 +44,7 @@ from typing import Any
 
 from lastwill_env.engine import GameConfig
 
-from .arena import ArenaError, GameTask, Schedule, results_pool, run_task
+from .arena import ArenaError, GameTask, Schedule, ScheduleTasks, play_in_order, read_for_resume
 from .deals import TEST, check_deals, describe
 from .registry import (
     WorkerSetup,
@@ -41,7 +52,8 @@ from .registry import (
     trusting,
     worker_setup,
 )
-from .safeio import DestinationError, check_destination, open_atomic
+from .rowlog import RowLog
+from .safeio import DestinationError, check_destination, remove_leftover_temps
 from .stats import openskill_ratings, summarize
 from .timelimit import DEFAULT_MOVE_TIME_LIMIT, AgentFault, build_agent, check_time_limit
 
@@ -165,12 +177,12 @@ class Evaluation:
         }
 
 
-def _worker_setup(tasks: list[GameTask]) -> WorkerSetup:
+def _worker_setup(specs: Iterable[str]) -> WorkerSetup:
     """What the worker processes need to build what this process builds (its registered
     names, import roots and grants, `agents.registry.worker_setup`), checked to pickle."""
     import pickle
 
-    setup = worker_setup(dict.fromkeys(s for t in tasks for s in t.seating))
+    setup = worker_setup(dict.fromkeys(specs))
     try:
         pickle.dumps(setup)
     except Exception as e:  # noqa: BLE001 - PicklingError, AttributeError, TypeError
@@ -183,25 +195,55 @@ def _worker_setup(tasks: list[GameTask]) -> WorkerSetup:
 
 
 def _results(
-    tasks: list[GameTask], workers: int, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT
+    tasks: Iterable[GameTask],
+    workers: int,
+    specs: Sequence[str],
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> Iterator[dict[str, Any]]:
-    """The rows of ``tasks`` in their order; with workers, a game whose worker process dies
-    is an error row (`agents.arena.results_pool`)."""
-    if workers <= 1 or len(tasks) <= 1:
-        for t in tasks:
-            yield run_task(t, move_time_limit)
-        return
-    setup = _worker_setup(tasks)
-    buffer: dict[int, dict[str, Any]] = {}
-    nxt = 0
+    """The rows of ``tasks`` in their order (`agents.arena.play_in_order`: read a segment at a
+    time); with workers, a game whose worker process dies is an error row."""
+    setup = _worker_setup(specs) if workers > 1 else None
     try:
-        for i, row in results_pool(tasks, workers, setup, move_time_limit):
-            buffer[i] = row
-            while nxt in buffer:  # in order: rows stay in game order
-                yield buffer.pop(nxt)
-                nxt += 1
+        yield from play_in_order(tasks, workers, setup, False, move_time_limit)
     except ArenaError as e:
         raise EvalError(str(e)) from None
+
+
+def table_schedules(
+    tables: Sequence[Table],
+    games: int,
+    seed: int = 0,
+    deals: str = TEST,
+    starting_money: int | str = 70,
+    board_spaces: int = 5,
+) -> list[tuple[Table, ScheduleTasks]]:
+    """Every table with its games (``games`` rounded up to whole seat rotations), in play
+    order; the games are made as they are read."""
+    out = []
+    for table in tables:
+        config = GameConfig(
+            num_players=table.num_players,
+            starting_money=starting_money,
+            board_spaces=board_spaces,
+        )
+        try:
+            sched = Schedule(table.entrants, config, seed, deals=deals)
+        except ArenaError as e:  # an unknown deal set
+            raise EvalError(str(e)) from None
+        out.append((table, sched.tasks(games)))
+    return out
+
+
+def _from(
+    schedules: list[tuple[Table, ScheduleTasks]], skip: int
+) -> Iterator[tuple[Table, GameTask]]:
+    """``(table, task)`` of every game after the first ``skip``, in play order."""
+    for table, tasks in schedules:
+        if skip >= len(tasks):
+            skip -= len(tasks)
+            continue
+        yield from ((table, t) for t in tasks.skip(skip))
+        skip = 0
 
 
 def play_tables(
@@ -217,12 +259,14 @@ def play_tables(
     on_game: Callable[[dict[str, Any]], None] | None = None,
     trusted: bool = False,
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+    skip: int = 0,
 ) -> list[dict[str, Any]]:
     """Play ``games`` per table (rounded up to whole seat rotations) on the arena schedule of
     each table, every table with the same ``seed`` and deal set ``deals`` (paired deals; test
     deals unless told otherwise, :mod:`agents.deals`); rows in table order, each tagged with
     ``table``. ``trusted``: the tables' specs are the caller's own (`agents.registry.trusting`,
-    docs/TRUST.md)."""
+    docs/TRUST.md). ``skip``: the first games already played (a resumed log) are left out;
+    ``on_start`` gets the number of games to play."""
     try:
         check_deals(deals)
     except ValueError as e:
@@ -231,22 +275,21 @@ def play_tables(
         raise EvalError(f"games must be at least 1 per table, got {games}")
     if workers < 1:
         raise EvalError(f"workers must be at least 1, got {workers}")
-    tasks: list[tuple[Table, GameTask]] = []
-    for table in tables:
-        config = GameConfig(
-            num_players=table.num_players,
-            starting_money=starting_money,
-            board_spaces=board_spaces,
-        )
-        sched = Schedule(table.entrants, config, seed, deals=deals)
-        tasks += [(table, t) for t in sched.tasks(games)]
+    schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
     if on_start is not None:
-        on_start(len(tasks))
+        on_start(sum(len(tasks) for _, tasks in schedules) - skip)
+    specs = list(dict.fromkeys(s for table in tables for s in table.entrants))
+    names: deque[str] = deque()  # the table of each game read but not yet played
+
+    def feed() -> Iterator[GameTask]:
+        for table, task in _from(schedules, skip):
+            names.append(table.name)
+            yield task
+
     rows = []
-    with trusting([s for table in tables for s in table.entrants] if trusted else ()):
-        results = _results([t for _, t in tasks], workers, move_time_limit)
-        for (table, _), row in zip(tasks, results, strict=True):
-            row["table"] = table.name
+    with trusting(specs if trusted else ()):
+        for row in _results(feed(), workers, specs, move_time_limit):
+            row["table"] = names.popleft()
             rows.append(row)
             if on_game is not None:
                 on_game(row)
@@ -271,12 +314,16 @@ def evaluate(
     on_game: Callable[[dict[str, Any]], None] | None = None,
     trusted: bool = False,
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+    resume: bool = False,
+    on_note: Callable[[str], None] | None = None,
 ) -> Evaluation:
     """Play the evaluation of ``spec`` (module docstring); ``games`` per table, rounded up to
     whole seat rotations, on the deal set ``deals`` (test deals by default: an evaluation
     reports; training's evaluations choose, and pass validation deals). ``anchor`` defaults to
-    the first panel bot. ``out`` (a new file) gets
-    the games as JSONL; ``on_start(total_games)`` and ``on_game(row)`` report progress.
+    the first panel bot. ``out`` (a new file, or with ``resume`` the log to continue) gets the
+    games as JSONL as they finish (module docstring, "Log"); ``on_start(games_to_play)``,
+    ``on_game(row)`` and ``on_note(text)`` (a torn line dropped, a fallback file) report
+    progress.
 
     The player must differ from every panel bot and the anchor (give it a display name,
     ``greedy@me``, to evaluate a panel bot), or its games could not be told apart.
@@ -304,56 +351,142 @@ def evaluate(
     anchor = anchor if anchor is not None else (panel[0] if panel else None)
     tables = panel_tables(spec, panel, num_players, mixed, anchor)
     out_path = Path(out) if out is not None else None
+    if out_path is None and resume:
+        raise EvalError("resume needs the log to continue: pass out=PATH (--out PATH)")
+    say = on_note or (lambda text: None)
+    header = _header(spec, panel, seed, deals, anchor, games, tables)
+    done: list[dict[str, Any]] = []
+    log = None
     if out_path is not None:  # checked before any game: never over a file, nor into a dir
+        schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
+        done, good = _check_log(out_path, resume, header, schedules, say)
         try:
-            check_destination(out_path, "evaluation log", hint="choose another --out")
+            log = RowLog(out_path, header, rows=done, good=good, on_note=say)
         except DestinationError as e:
             raise EvalError(str(e)) from None
+
+    def logged(row: dict[str, Any]) -> None:
+        if log is not None:
+            log.write(row)
+        if on_game is not None:
+            on_game(row)
+
     t0 = time.perf_counter()
-    rows = play_tables(
-        tables,
-        games,
-        seed=seed,
-        deals=deals,
-        workers=workers,
-        starting_money=starting_money,
-        board_spaces=board_spaces,
-        on_start=on_start,
-        on_game=on_game,
-        trusted=trusted,
-        move_time_limit=move_time_limit,
-    )
+    try:
+        rows = done + play_tables(
+            tables,
+            games,
+            seed=seed,
+            deals=deals,
+            workers=workers,
+            starting_money=starting_money,
+            board_spaces=board_spaces,
+            on_start=on_start,
+            on_game=logged,
+            trusted=trusted,
+            move_time_limit=move_time_limit,
+            skip=len(done),
+        )
+    except DestinationError as e:
+        raise EvalError(str(e)) from None
+    finally:
+        if log is not None:
+            log.close()
     result = Evaluation(spec, tables, rows, seed, anchor, time.perf_counter() - t0, deals)
     for n in dict.fromkeys(t.num_players for t in tables):
         result.ratings[n] = openskill_ratings(
             [r for r in rows if r["num_players"] == n], anchor=anchor
         )
-    if out_path is not None:
-        _write_log(out_path, result, games, panel)
-        result.out = out_path
+    result.out = log.out if log is not None else None
     return result
 
 
-def _write_log(path: Path, result: Evaluation, games: int, panel: list[str]) -> None:
-    header = {
+# header entries that must match for --resume
+EVAL_HEADER_KEYS = ("kind", "spec", "panel", "seed", "deals", "anchor", "games_per_table", "tables")
+
+
+def _header(
+    spec: str,
+    panel: list[str],
+    seed: int,
+    deals: str,
+    anchor: str | None,
+    games: int,
+    tables: Sequence[Table],
+) -> dict[str, Any]:
+    """The first line of an evaluation log."""
+    return {
         "type": "header",
         "kind": "eval",
-        "spec": result.spec,
+        "spec": spec,
         "panel": panel,
-        "seed": result.seed,
-        "deals": result.deals,
-        "anchor": result.anchor,
+        "seed": seed,
+        "deals": deals,
+        "anchor": anchor,
         "games_per_table": games,
         "tables": [
             {"num_players": t.num_players, "table": t.name, "entrants": list(t.entrants)}
-            for t in result.tables
+            for t in tables
         ],
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     }
-    with open_atomic(path, overwrite=False) as f:
-        f.write(json.dumps(header, separators=(",", ":")) + "\n")
-        for r in result.rows:
-            f.write(json.dumps(r, separators=(",", ":")) + "\n")
+
+
+def _check_log(
+    path: Path,
+    resume: bool,
+    header: dict[str, Any],
+    schedules: list[tuple[Table, ScheduleTasks]],
+    say: Callable[[str], None],
+) -> tuple[list[dict[str, Any]], int | None]:
+    """Before any game: the destination is checked (an existing file only with ``resume``),
+    temporary files that killed writes of it left are removed, and a log to resume is read
+    and verified. Returns ``(rows already logged, size of its intact part or None)``."""
+    try:
+        check_destination(
+            path,
+            "evaluation log",
+            exists_ok=resume,
+            hint="pass --resume to continue that evaluation, or choose another --out",
+        )
+    except DestinationError as e:
+        raise EvalError(str(e)) from None
+    for left in remove_leftover_temps(path.parent, of=path):
+        say(f"removed {left}, a temporary file left by an interrupted write of {path}")
+    if not (resume and path.exists()):
+        return [], None
+    counts = [len(tasks) for _, tasks in schedules]
+    ends = list(itertools.accumulate(counts))
+
+    def expect(k: int) -> tuple[GameTask, dict[str, Any]] | None:
+        i = bisect.bisect_right(ends, k)
+        if i >= len(schedules):
+            return None
+        table, tasks = schedules[i]
+        return tasks[k - ends[i] + counts[i]], {"table": table.name}
+
+    def check(found: dict[str, Any], not_log: str) -> None:
+        diffs = [
+            f"{k}: log has {found.get(k)!r}, this run has {header[k]!r}"
+            for k in EVAL_HEADER_KEYS
+            if found.get(k) != header[k]
+        ]
+        if diffs:
+            raise ArenaError(
+                f"cannot resume {path}: it records a different evaluation ("
+                + "; ".join(diffs)
+                + "). Use the same options as the original run, or choose another --out."
+            )
+
+    try:
+        _, rows, good, notes = read_for_resume(
+            path, check, expect, "lastwill eval", "evaluation log"
+        )
+    except ArenaError as e:
+        raise EvalError(str(e)) from None
+    for text in notes:
+        say(text)
+    return rows, good
 
 
 CSV_COLUMNS = (

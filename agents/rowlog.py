@@ -103,7 +103,8 @@ class RowLog:
                 f.writelines(_line(r) for r in self.rows)
                 f.flush()
             except OSError as e:
-                f.close()
+                with contextlib.suppress(OSError):
+                    f.close()
                 tried.append(f"{cand} ({e})")
                 continue
             self._f, self.fallback = f, cand

@@ -259,3 +259,202 @@ def test_exploit_resume_needs_a_run_directory():
 
     res = runner.invoke(app, ["exploit", "--target", "greedy", "--resume"])
     assert res.exit_code == 2 and "--resume needs --run-dir" in res.output
+
+
+# ---------------------------------------------------------------------------------------------
+# lastwill eval: rows as games finish, --resume, a fallback file
+
+EVAL = {"panel": ["random", "greedy"], "num_players": [2, 3], "games": 3, "seed": 5}
+
+
+class Stop(KeyboardInterrupt):
+    """Stands in for Ctrl+C (or a kill) after some games."""
+
+
+def _stop_after(n: int, seen: list):
+    def on_game(row: dict) -> None:
+        seen.append(row)
+        if len(seen) == n:
+            raise Stop
+
+    return on_game
+
+
+def _lines(path: Path) -> list[dict]:
+    return [json.loads(x) for x in path.read_text().splitlines()]
+
+
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory):
+    """An uninterrupted evaluation and its log."""
+    from agents import evaluate as ev
+
+    out = tmp_path_factory.mktemp("whole") / "whole.jsonl"
+    return ev.evaluate("random@me", out=out, **EVAL), out
+
+
+def test_eval_rows_are_on_disk_as_games_finish(tmp_path: Path, whole):
+    from agents import evaluate as ev
+
+    full, _ = whole
+    out = tmp_path / "e.jsonl"
+    seen: list = []
+    with pytest.raises(Stop):
+        ev.evaluate("random@me", out=out, on_game=_stop_after(4, seen), **EVAL)
+    lines = _lines(out)
+    assert lines[0]["type"] == "header" and lines[0]["kind"] == "eval"
+    assert lines[1:] == full.rows[:4]  # every finished game is in the log
+
+
+def test_eval_resume_plays_only_the_missing_games(tmp_path: Path, whole):
+    from agents import evaluate as ev
+
+    full, full_log = whole
+    out = tmp_path / "e.jsonl"
+    with pytest.raises(Stop):
+        ev.evaluate("random@me", out=out, on_game=_stop_after(7, []), **EVAL)
+    with open(out, "a") as f:
+        f.write('{"game": 1, "torn')  # a write cut short by the kill
+    seen: list = []
+    notes: list[str] = []
+    res = ev.evaluate(
+        "random@me", out=out, resume=True, on_game=seen.append, on_note=notes.append, **EVAL
+    )
+    assert len(seen) == len(full.rows) - 7  # only the missing games were played
+    assert res.rows == full.rows and res.out == out
+    assert _lines(out)[1:] == _lines(full_log)[1:]
+    assert any("dropped the torn last line" in n for n in notes)
+    again: list = []
+    ev.evaluate("random@me", out=out, resume=True, on_game=again.append, **EVAL)
+    assert again == [] and _lines(out)[1:] == full.rows  # a complete log: nothing to play
+
+
+def test_eval_resume_refuses_another_evaluations_log(tmp_path: Path, whole):
+    from agents.cli import app
+
+    _, full_log = whole
+    before = full_log.read_bytes()
+    args = ["eval", "-q", "random@me", "--panel", "random,greedy", "-n", "2,3", "-g", "3"]
+    res = runner.invoke(app, [*args, "-s", "6", "--resume", "-o", str(full_log)])
+    assert res.exit_code == 2, res.output
+    assert "different evaluation" in res.output and "seed: log has 5, this run has 6" in res.output
+    res = runner.invoke(app, [*args, "-s", "5", "-o", str(full_log)])
+    assert res.exit_code == 2 and "--resume" in res.output
+    res = runner.invoke(app, ["eval", "-q", "random@me", "--resume"])
+    assert res.exit_code == 2 and "--resume needs --out" in res.output
+    assert full_log.read_bytes() == before
+
+
+def test_eval_cli_resume_completes_an_interrupted_log(tmp_path: Path, whole):
+    from agents import evaluate as ev
+    from agents.cli import app
+
+    full, _ = whole
+    out = tmp_path / "e.jsonl"
+    with pytest.raises(Stop):
+        ev.evaluate("random@me", out=out, on_game=_stop_after(2, []), **EVAL)
+    args = ["eval", "-q", "random@me", "--panel", "random,greedy", "-n", "2,3", "-g", "3"]
+    res = runner.invoke(app, [*args, "-s", "5", "--resume", "-o", str(out), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["games"] == len(full.rows)
+    assert _lines(out)[1:] == full.rows
+
+
+def test_eval_moves_to_a_fallback_file_when_its_log_appears_meanwhile(
+    tmp_path: Path, whole, monkeypatch
+):
+    from agents import evaluate as ev
+
+    full, _ = whole
+    out = tmp_path / "e.jsonl"
+    real = ev.remove_leftover_temps
+
+    def and_another_writer(directory, **kw):  # after the check, before the log is opened
+        out.write_text("someone else's file\n")
+        return real(directory, **kw)
+
+    monkeypatch.setattr(ev, "remove_leftover_temps", and_another_writer)
+    notes: list[str] = []
+    res = ev.evaluate("random@me", out=out, on_note=notes.append, **EVAL)
+    assert out.read_text() == "someone else's file\n"  # never replaced
+    assert res.out != out and res.out.parent == tmp_path and res.out.name.startswith("lastwill-e-")
+    assert len(notes) == 1 and str(res.out) in notes[0] and "FileExistsError" in notes[0]
+    assert _lines(res.out)[1:] == full.rows  # every game is in the fallback file
+
+
+def test_a_log_whose_file_fails_mid_run_goes_on_in_a_fallback(tmp_path: Path):
+    from agents.rowlog import RowLog
+
+    class Broken:
+        def write(self, text):
+            raise OSError(28, "No space left on device")
+
+        def close(self):
+            pass
+
+    notes: list[str] = []
+    log = RowLog(tmp_path / "log.jsonl", {"type": "header"}, on_note=notes.append)
+    log.write({"game": 0})
+    log._f = Broken()  # the disk fills up
+    log.write({"game": 1})
+    log.write({"game": 2})
+    log.close()
+    assert log.out != log.path and "No space left on device" in notes[0]
+    assert _lines(log.out) == [{"type": "header"}, {"game": 0}, {"game": 1}, {"game": 2}]
+    assert _lines(log.path) == [{"type": "header"}, {"game": 0}]  # what reached it is kept
+
+
+# ---------------------------------------------------------------------------------------------
+# Schedules are streamed: a huge --games starts playing at once
+
+
+def test_a_schedule_of_any_length_is_made_as_it_is_read():
+    from agents import arena as ar
+    from lastwill_env.engine import GameConfig
+
+    sched = ar.Schedule(("random", "greedy"), GameConfig(num_players=2), seed=1)
+    tasks = sched.tasks(10**12)
+    assert len(tasks) == 10**12
+    assert tasks[-1].game == 10**12 - 1 and tasks[-1] == sched.task(10**12 - 1)
+    assert [t.game for t in tasks.skip(10**12 - 2)] == [10**12 - 2, 10**12 - 1]
+    first = next(ar.play_in_order(tasks))
+    assert first["game"] == 0 and first["error"] is None
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_arena_with_a_huge_games_count_logs_its_first_game(tmp_path: Path, workers):
+    from agents import arena as ar
+    from lastwill_env.engine import GameConfig
+
+    out = tmp_path / "a.jsonl"
+    with pytest.raises(Stop):
+        ar.run_tournament(
+            ["random", "greedy"],
+            GameConfig(num_players=2),
+            10**12,
+            out=out,
+            workers=workers,
+            on_game=_stop_after(2, []),
+        )
+    lines = _lines(out)
+    assert lines[0]["games"] == 10**12 and [r["game"] for r in lines[1:]] == [0]
+
+
+def test_eval_with_a_huge_games_count_logs_its_first_game(tmp_path: Path):
+    from agents import evaluate as ev
+
+    out = tmp_path / "e.jsonl"
+    totals: list[int] = []
+    with pytest.raises(Stop):
+        ev.evaluate(
+            "random@me",
+            panel=["greedy"],
+            num_players=[2],
+            games=10**12,
+            out=out,
+            on_start=totals.append,
+            on_game=_stop_after(1, []),
+        )
+    assert totals == [10**12]
+    lines = _lines(out)
+    assert lines[0]["games_per_table"] == 10**12 and len(lines) == 2
