@@ -22,6 +22,7 @@ TensorBoard gets, at the learner's global step:
 Run directory (`run_dir`):
 
     config.json            the resolved configuration
+    trainer.lock           held while a trainer runs here (training.runlock; removed at its end)
     state.json             step, last checkpoint, best, schedule (what --resume reads)
     pool.json              the snapshot registry (ids, checkpoint paths, head-to-head record)
                            (paths in both are relative to the run directory)
