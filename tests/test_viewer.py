@@ -181,7 +181,7 @@ def test_analysis_gives_the_policys_probabilities_and_value(policy_log) -> None:
         rep = GameReplay.build(row)
         seat = row["seating"].index(f"ppo:{ckpt}")
         for k in [k for k, s in enumerate(rep.seats) if s == seat][::9]:
-            a = _analyse(rep, k)
+            a = _analyse(rep, k, log.parent)
             state = rep.states[k]
             legal = legal_actions(state)
             probs, value = pol.evaluate(encode_observation(player_view(state, seat)), legal)
@@ -198,10 +198,10 @@ def test_analysis_gives_the_policys_probabilities_and_value(policy_log) -> None:
     assert checked >= 10
 
 
-def _analyse(rep: GameReplay, k: int) -> dict:
+def _analyse(rep: GameReplay, k: int, log_dir: Path) -> dict:
     from agents.viewer.core import analyse
 
-    return analyse(rep, k, None, top=5)
+    return analyse(rep, k, None, top=5, log_dir=log_dir)
 
 
 def test_analysis_refuses_what_it_cannot_or_may_not_show(policy_log, tmp_path) -> None:
@@ -219,7 +219,7 @@ def test_analysis_refuses_what_it_cannot_or_may_not_show(policy_log, tmp_path) -
     with pytest.raises(ViewError, match="hidden") as e:  # another seat's view: its hand
         analyse(rep, mine, (seat + 1) % 3)
     assert e.value.status == 403
-    assert analyse(rep, mine, seat)["seat"] == seat
+    assert analyse(rep, mine, seat, log_dir=log.parent)["seat"] == seat
     with pytest.raises(ViewError, match="after the last"):
         analyse(rep, rep.total, None)
     with pytest.raises(ViewError, match="top"):
@@ -229,7 +229,7 @@ def test_analysis_refuses_what_it_cannot_or_may_not_show(policy_log, tmp_path) -
     row2 = dict(
         row, seating=[f"ppo:{actor}" if s.startswith("ppo:") else s for s in row["seating"]]
     )
-    a = analyse(GameReplay.build(row2), mine, None)
+    a = analyse(GameReplay.build(row2), mine, None, log_dir=tmp_path)
     assert a["value"] is None and "no critic" in a["value_note"] and a["top"]
 
 

@@ -475,3 +475,36 @@ def test_a_file_removed_while_it_is_opened_is_a_clear_error(app, served, monkeyp
     monkeypatch.setattr(core, "read_records", read_then_remove)
     r = _client(app, raise_server_exceptions=False).post("/api/logs", json={"path": str(path)})
     assert r.status_code == 400 and "cannot read it" in r.json()["error"]
+
+
+def test_a_logs_policy_path_resolves_only_inside_the_served_folders(tmp_path, monkeypatch):
+    from agents.viewer.core import ViewError, resolve_checkpoint
+
+    work, logs, outside = tmp_path / "work", tmp_path / "logs", tmp_path / "outside"
+    for d in (work, logs, outside):
+        d.mkdir()
+    (work / "mine.npz").write_bytes(b"x")
+    (logs / "near.npz").write_bytes(b"x")
+    (outside / "secret.npz").write_bytes(b"x")
+    monkeypatch.chdir(work)
+    assert resolve_checkpoint("mine.npz", logs) == (work / "mine.npz").resolve()
+    assert resolve_checkpoint("near.npz", logs) == (logs / "near.npz").resolve()
+    assert resolve_checkpoint(str(logs / "near.npz"), logs) == (logs / "near.npz").resolve()
+    shipped = resolve_checkpoint("agents/policies/reference.npz", logs)
+    assert shipped.name == "reference.npz" and shipped.is_file()
+    (work / "link.npz").symlink_to(outside / "secret.npz")
+    answers = set()
+    for path in [
+        str(outside / "secret.npz"),  # absolute, exists
+        str(outside / "nothing.npz"),  # absolute, missing
+        "../outside/secret.npz",  # escapes, exists
+        "../outside/nothing.npz",  # escapes, missing
+        "link.npz",  # a link out of the folder
+        "x" * 5000,  # over-long
+    ]:
+        with pytest.raises(ViewError) as e:
+            resolve_checkpoint(path, logs)
+        assert e.value.status == 404
+        answers.add(str(e.value).split(" (seat spec path")[0])
+    assert len(answers) == 1  # one answer: whether an outside file exists is never told
+    assert "not available to the viewer" in answers.pop()

@@ -630,20 +630,31 @@ def policy_path(spec: str) -> tuple[str, str]:
 
 
 def resolve_checkpoint(path: str, log_dir: Path | None) -> Path:
-    """A checkpoint path of a spec: as given (relative to the working directory), else
-    relative to the log's folder, else to the folder holding the ``agents`` package (so the
-    shipped ``agents/policies/...`` paths resolve wherever the lab is installed)."""
-    p = Path(path).expanduser()
-    tried = [p]
-    if not p.is_absolute():
-        if log_dir is not None:
-            tried.append(log_dir / p)
-        tried.append(Path(__file__).resolve().parents[2] / p)
-    for t in tried:
-        if t.exists():
-            return t
+    """The policy file a log's ``ppo:PATH`` seat names, looked up only where the viewer serves
+    policies from: relative to the working directory, to the log's folder, or to the folder
+    holding the ``agents`` package (so the shipped ``agents/policies/...`` paths resolve wherever
+    the lab is installed), an absolute path likewise, and only if the file found lies inside
+    one of those folders. A log is data (docs/TRUST.md): a path elsewhere, directly or through
+    ``..`` or a link, gets the same answer
+    as a missing file, so no answer tells whether a file outside exists."""
+    p = Path(path)
+    roots = [Path.cwd()]
+    if log_dir is not None:
+        roots.append(Path(log_dir))
+    roots.append(Path(__file__).resolve().parents[2])
+    if len(path) <= 4096 and "\0" not in path:
+        for root in roots:
+            try:
+                base = root.resolve()
+                found = (p if p.is_absolute() else root / p).resolve()
+                if found.is_relative_to(base) and found.is_file():
+                    return found
+            except (OSError, ValueError, RuntimeError):
+                continue
     raise ViewError(
-        f"checkpoint {path} not found (looked at {', '.join(str(t) for t in tried)})",
+        f"the policy file of this seat is not available to the viewer: it plays policies only "
+        f"from inside its working directory, the log's folder or the lab's shipped "
+        f"agents/policies/ (seat spec path {path[:120]!r})",
         status=404,
     )
 
