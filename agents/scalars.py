@@ -1,17 +1,20 @@
 """The scalars of a training run: read from its TensorBoard event files, or from a compact export.
 
 A run directory (`lastwill train`) holds TensorBoard event files under `tb/` (one folder per
-segment: a resumed run adds `PPO_2`, ...) and `state.json` (configuration, warm-start fit).
-:func:`read_run` merges the scalars of every segment by step (a later segment wins a repeated
-step). :func:`export_run` keeps the tags worth sharing (evaluation, ratings, warm start, pool,
-speed, rollout and training diagnostics) with the run's configuration in one small JSON document
-(``"format": "lastwill-scalars/1"``), or a long CSV (``tag,step,value``); :func:`load_export`
-reads either back. ``benchmarks/export_scalars.py RUN_DIR OUT`` is the command line.
+segment: a resumed run adds `PPO_2`, ...; inside it the evaluation's sub-runs `vs_<bot>/` and
+`chance/`) and `state.json` (configuration, warm-start fit). :func:`read_run` merges the
+scalars of every segment by step (a later segment wins a repeated step); a sub-run's tags are
+named `<sub-run>/<tag>` (`vs_greedy/eval/win_rate/4p`). :func:`export_run` keeps the tags
+worth sharing (evaluation, ratings, warm start, pool, speed, rollout and training diagnostics)
+with the run's configuration in one small JSON document (``"format": "lastwill-scalars/1"``),
+or a long CSV (``tag,step,value``); :func:`load_export` reads either back.
+``benchmarks/export_scalars.py RUN_DIR OUT`` is the command line.
 
 :func:`win_rate_curves` picks the evaluation curves out of the scalars: per evaluated player
 count and panel bot, the steps, win rates and Wilson 95% bounds, and the chance rate 1/N; it
-understands both tag layouts of `training.tblog` (`eval/vs_<bot>/...` for one count,
-`eval/<n>p/vs_<bot>/...` for several).
+understands the sub-run layout of `training.tblog` (`vs_<bot>/eval/win_rate/<n>p`) and the
+earlier flat ones of shipped exports (`eval/vs_<bot>/...` for one count, `eval/<n>p/vs_<bot>/...`
+for several).
 """
 
 from __future__ import annotations
@@ -25,11 +28,12 @@ from typing import Any
 
 FORMAT = "lastwill-scalars/1"
 DEFAULT_TAGS = (
-    r"^(eval|rating|bc|selfplay|time)/"
+    r"^(eval|rating|bc|selfplay|time)/|^(vs_[^/]+|chance)/eval/"
     r"|^rollout/(ep_rew_mean|ep_len_mean|invalid_action_rate)$"
     r"|^train/(approx_kl|clip_fraction|entropy_loss|explained_variance|value_loss)$"
 )
 _WIN = re.compile(r"^eval/(?:(\d+)p/)?vs_(.+)/win_rate$")
+_SUB_WIN = re.compile(r"^vs_(.+)/eval/win_rate/(\d+)p$")
 
 Scalars = dict[str, list[tuple[int, float]]]
 
@@ -48,11 +52,12 @@ def read_run(run_dir: str | Path) -> Scalars:
         raise ScalarsError(f"no TensorBoard event files under {tb}")
     merged: dict[str, dict[int, float]] = {}
     for d in dirs:
+        sub = "/".join(d.relative_to(tb).parts[1:])  # "" for a segment, "vs_greedy" inside it
         acc = EventAccumulator(str(d), size_guidance={"scalars": 0})  # 0: keep every point
         acc.Reload()
         for tag in acc.Tags()["scalars"]:
             for ev in acc.Scalars(tag):
-                merged.setdefault(tag, {})[ev.step] = ev.value
+                merged.setdefault(f"{sub}/{tag}" if sub else tag, {})[ev.step] = ev.value
     return {tag: sorted(points.items()) for tag, points in sorted(merged.items())}
 
 
@@ -128,21 +133,28 @@ def scalars_of(doc_or_scalars: dict[str, Any]) -> Scalars:
 
 
 def win_rate_curves(scalars: Scalars) -> dict[int | None, dict[str, dict[str, list[float]]]]:
-    """Per evaluated count (None: the count is not in the tags, one-count layout) and bot:
-    ``steps``, ``win_rate``, ``lo``, ``hi`` (missing bounds repeat the rate) and ``chance``
-    (from `eval/chance` when logged, else empty)."""
+    """Per evaluated count (None: the count is not in the tags, the flat one-count layout)
+    and bot: ``steps``, ``win_rate``, ``lo``, ``hi`` (missing bounds repeat the rate) and
+    ``chance`` (from the `chance` sub-run, or `eval/chance`, when logged; else empty)."""
     out: dict[int | None, dict[str, dict[str, list[float]]]] = {}
     for tag, pts in scalars.items():
-        m = _WIN.match(tag)
+        sub = _SUB_WIN.match(tag)
+        m = sub or _WIN.match(tag)
         if not m:
             continue
-        n = int(m.group(1)) if m.group(1) else None
-        lo = dict(scalars.get(tag + "_lo", []))
-        hi = dict(scalars.get(tag + "_hi", []))
-        prefix = "eval" if n is None else f"eval/{n}p"
-        chance = dict(scalars.get(f"{prefix}/chance", []))
+        if sub:  # vs_<bot>/eval/win_rate/<n>p, the chance rate in the chance sub-run
+            bot, n = sub.group(1), int(sub.group(2))
+            lo_tag, hi_tag = (f"vs_{bot}/eval/win_rate_{k}/{n}p" for k in ("lo", "hi"))
+            chance_tag = f"chance/eval/win_rate/{n}p"
+        else:
+            bot, n = m.group(2), int(m.group(1)) if m.group(1) else None
+            lo_tag, hi_tag = tag + "_lo", tag + "_hi"
+            chance_tag = ("eval" if n is None else f"eval/{n}p") + "/chance"
+        lo = dict(scalars.get(lo_tag, []))
+        hi = dict(scalars.get(hi_tag, []))
+        chance = dict(scalars.get(chance_tag, []))
         steps = [s for s, _ in pts]
-        out.setdefault(n, {})[m.group(2)] = {
+        out.setdefault(n, {})[bot] = {
             "steps": steps,
             "win_rate": [v for _, v in pts],
             "lo": [lo.get(s, v) for s, v in pts],

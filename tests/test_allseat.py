@@ -313,10 +313,11 @@ def test_same_seed_same_weights():
     assert not all(np.array_equal(x, y) for x, y in zip(a, c, strict=True))
 
 
-def _tb_tags(run: Path) -> dict[str, list[int]]:
+def _tb_tags(run: Path, sub: str = "") -> dict[str, list[int]]:
+    """The steps of each scalar of the run's TensorBoard run, or of its sub-run `sub`."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
-    ea = EventAccumulator(str(run / "tb" / "PPO_1"))
+    ea = EventAccumulator(str(run / "tb" / "PPO_1" / sub))
     ea.Reload()
     return {t: [e.step for e in ea.Scalars(t)] for t in ea.Tags()["scalars"]}
 
@@ -345,8 +346,9 @@ def test_tiny_all_seat_run_evaluates_checkpoints_resumes_and_plays(tmp_path: Pat
     assert len(walls) >= 2 and 0 < walls[0] < walls[-1] <= state["wall_seconds"]
     tags = _tb_tags(run)
     for bot in ("greedy", "planner"):
+        bot_tags = _tb_tags(run, f"vs_{bot}")
         for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
-            assert len(tags[f"eval/vs_{bot}/{k}"]) >= 2
+            assert len(bot_tags[f"eval/{k}/{cfg.eval_counts()[0]}p"]) >= 2
     for tag in ("time/sps", "time/update_sps", "rollout/invalid_action_rate", "train/approx_kl"):
         assert tag in tags
     ckpt = run / state["checkpoint"]

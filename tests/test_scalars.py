@@ -99,6 +99,41 @@ def test_win_rate_curves_both_layouts(run):
     assert curves[2]["planner"]["lo"] == [0.6] and curves[4]["planner"]["chance"] == [0.25]
 
 
+def test_sub_runs_are_read_under_their_names_and_give_curves(tmp_path):
+    """The evaluation's sub-runs of `training.tblog` (one per bot, and `chance`) keep the same
+    tags apart: read as `<sub-run>/<tag>`, exported by default, and picked out as curves."""
+    run = tmp_path / "subruns"
+    _segment(run, "PPO_1", {"eval/score": [(0, 1.0)], "train/learning_rate": [(0, 1e-4)]})
+    for bot, rates in (("greedy", [0.2, 0.4]), ("planner", [0.1, 0.3])):
+        _segment(
+            run,
+            f"PPO_1/vs_{bot}",
+            {
+                "eval/win_rate/2p": [(0, rates[0]), (50, rates[1])],
+                "eval/win_rate_lo/2p": [(0, rates[0] - 0.1), (50, rates[1] - 0.1)],
+                "eval/win_rate_hi/2p": [(0, rates[0] + 0.1), (50, rates[1] + 0.1)],
+            },
+        )
+    _segment(run, "PPO_1/chance", {"eval/win_rate/2p": [(0, 0.5), (50, 0.5)]})
+    scalars = read_run(run)
+    assert {"eval/score", "vs_greedy/eval/win_rate/2p", "vs_planner/eval/win_rate/2p"} <= set(
+        scalars
+    )
+    assert "eval/win_rate/2p" not in scalars  # never merged across bots
+    assert [round(v, 6) for _, v in scalars["vs_planner/eval/win_rate/2p"]] == [0.1, 0.3]
+    doc = export_run(run)
+    assert (
+        "chance/eval/win_rate/2p" in doc["scalars"]
+        and "vs_greedy/eval/win_rate_lo/2p" in (doc["scalars"])
+    )
+    assert "train/learning_rate" not in doc["scalars"]
+    curves = win_rate_curves(scalars_of(doc))
+    assert set(curves) == {2} and set(curves[2]) == {"greedy", "planner"}
+    c = curves[2]["greedy"]
+    assert c["steps"] == [0, 50] and c["win_rate"] == pytest.approx([0.2, 0.4])
+    assert c["lo"] == pytest.approx([0.1, 0.3]) and c["chance"] == [0.5, 0.5]
+
+
 def test_load_export_rejects_other_files(tmp_path):
     p = tmp_path / "x.json"
     p.write_text('{"format": "something else"}')

@@ -1,6 +1,7 @@
-"""training.tblog: the custom-scalars layout draws exactly the tags it should; the settings go
-to HParams and Text; the warm start's fit to scalars. Written with a real SummaryWriter and read
-back from the event file."""
+"""training.tblog: the custom-scalars layout draws exactly the tags it should; the evaluation
+goes to one sub-run per bot (and `chance`) under tags that do not depend on the evaluated
+counts; the settings go to HParams (one win-rate metric per count) and Text; the warm start's
+fit to a text table. Written with a real SummaryWriter and read back from the event files."""
 
 from __future__ import annotations
 
@@ -30,29 +31,24 @@ def _fake_result(bots, counts):
     }
 
 
-def expected_charts(bots, counts):
-    """Chart title -> the exact set of tags it must draw."""
+def expected_charts(counts):
+    """Chart title -> the exact set of tags it must draw (in every sub-run that has them)."""
     out = {}
     for n in counts:
-        p = "eval" if len(counts) == 1 else f"eval/{n}p"
-        w = f" ({n} players)"
-        out["win rate vs bots" + w] = {f"{p}/vs_{b}/win_rate" for b in bots} | {f"{p}/chance"}
-        out["mean rank vs bots" + w] = {f"{p}/vs_{b}/mean_rank" for b in bots} | {
-            f"{p}/chance_mean_rank"
+        w = f" ({n} players; chance: the chance run)"
+        out["win rate vs each bot" + w] = {f"eval/win_rate/{n}p"}
+        out["win rate vs each bot with 95% interval" + w] = {
+            f"eval/win_rate/{n}p",
+            f"eval/win_rate_lo/{n}p",
+            f"eval/win_rate_hi/{n}p",
         }
-        for b in bots:
-            out[f"win rate vs {b} with 95% interval{w}"] = {
-                f"{p}/vs_{b}/win_rate",
-                f"{p}/vs_{b}/win_rate_lo",
-                f"{p}/vs_{b}/win_rate_hi",
-            }
-    rating = {"rating/openskill_ordinal"}
-    if len(counts) > 1:
-        rating |= {f"rating/{n}p/openskill_ordinal" for n in counts}
-    out["OpenSkill ordinal (anchor: random = 0)"] = rating
-    out["mean win rate vs the panel"] = {"eval/mean_win_rate"}
-    if len(counts) > 1:
-        out["mean win rate vs the panel"] |= {f"eval/{n}p/mean_win_rate" for n in counts}
+        out["mean rank vs each bot" + w] = {f"eval/mean_rank/{n}p"}
+    out["OpenSkill ordinal (anchor: random = 0)"] = {"rating/openskill_ordinal"} | {
+        f"rating/openskill_ordinal/{n}p" for n in counts
+    }
+    out["mean win rate vs the panel, per player count"] = {
+        f"eval/mean_win_rate/{n}p" for n in counts
+    }
     out["score: win rate over chance (N x win rate), all tables"] = {"eval/score"}
     return out
 
@@ -68,19 +64,73 @@ def test_written_layout_draws_exactly_the_right_tags(tmp_path, bots, counts):
     from torch.utils.tensorboard import SummaryWriter
 
     cfg = TrainConfig(eval_bots=bots, eval_num_players=counts if len(counts) > 1 else counts[0])
-    tags = set(tblog.eval_scalars(_fake_result(bots, counts), counts))
-    tags |= {"time/sps", "rollout/ep_rew_mean", "bc/accuracy"}  # other tags of a run
+    by_run = tblog.eval_scalars(_fake_result(bots, counts), counts)
+    tags = {t for scalars in by_run.values() for t in scalars}
+    tags |= {"time/sps", "rollout/ep_rew_mean", "train/entropy"}  # other tags of a run
     writer = SummaryWriter(str(tmp_path))
     tblog.write_layout(writer, cfg)
     writer.close()
     layout = tblog.read_layout(str(tmp_path))
     charts = {title: c for cat in layout.values() for title, c in cat.items()}
-    want = expected_charts(bots, counts)
+    want = expected_charts(counts)
     assert set(charts) == set(want)
     for title, (kind, chart_tags) in charts.items():
         assert tblog.chart_matches(kind, chart_tags, tags) == want[title], title
-    if len(counts) > 1:
-        assert set(layout) == {f"eval {n}p" for n in counts} | {"rating"}
+    assert set(layout) == {"evaluation", "rating"}
+
+
+@pytest.mark.parametrize(
+    ("bots", "counts"),
+    [(["greedy", "planner:eps=0.1"], [4]), (["greedy", "planner:eps=0.1"], [2, 3, 4, 5])],
+)
+def test_eval_scalars_one_sub_run_per_bot_tags_independent_of_the_counts(bots, counts):
+    by_run = tblog.eval_scalars(_fake_result(bots, counts), counts)
+    assert set(by_run) == {"", "chance", "vs_greedy", "vs_planner_eps=0.1"}
+    stats = ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank")
+    for sub in ("vs_greedy", "vs_planner_eps=0.1", "chance"):
+        assert set(by_run[sub]) == {f"eval/{k}/{n}p" for k in stats for n in counts}
+    assert by_run["chance"]["eval/win_rate/4p"] == 0.25
+    assert by_run["chance"]["eval/mean_rank/4p"] == 2.5
+    assert set(by_run[""]) == (
+        {f"eval/mean_win_rate/{n}p" for n in counts}
+        | {f"rating/openskill_ordinal/{n}p" for n in counts}
+        | {"eval/score", "rating/openskill_ordinal"}
+    )
+    alone = tblog.eval_scalars(_fake_result(bots, [4]), [4])  # 4 players evaluated alone
+    assert alone["vs_greedy"].items() <= by_run["vs_greedy"].items()
+
+
+def test_subrun_names_are_safe_directory_names_and_unique():
+    names = tblog.subrun_names(["greedy", "planner:eps=0.1", "a:b", "a_b", "ppo:/x/y/step_9.npz"])
+    assert names["greedy"] == "vs_greedy" and names["planner:eps=0.1"] == "vs_planner_eps=0.1"
+    assert names["a:b"] == "vs_a_b" and names["a_b"] == "vs_a_b_2"
+    assert names["ppo:/x/y/step_9.npz"] == "vs_ppo_x_y_step_9.npz"
+    assert all("/" not in n and ":" not in n for n in names.values())
+
+
+def test_eval_board_writes_each_bot_to_its_own_sub_run(tmp_path):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from torch.utils.tensorboard import SummaryWriter
+
+    bots, counts = ["greedy", "planner"], [2, 4]
+    writer = SummaryWriter(str(tmp_path / "PPO_1"))
+    board = tblog.EvalBoard(writer)
+    for step in (0, 100):
+        board.write(_fake_result(bots, counts), counts, step)
+    board.close()
+    writer.close()
+    runs = {p.name for p in (tmp_path / "PPO_1").iterdir() if p.is_dir()}
+    assert runs == {"vs_greedy", "vs_planner", "chance"}
+
+    def scalars(d):
+        acc = EventAccumulator(str(d), size_guidance={"scalars": 0})
+        acc.Reload()
+        return {t: [e.step for e in acc.Scalars(t)] for t in acc.Tags()["scalars"]}
+
+    bot = scalars(tmp_path / "PPO_1" / "vs_planner")
+    assert bot["eval/win_rate/2p"] == [0, 100] and "eval/mean_rank/4p" in bot
+    own = scalars(tmp_path / "PPO_1")
+    assert own["eval/mean_win_rate/4p"] == [0, 100] and "eval/win_rate/2p" not in own
 
 
 def test_unanchored_regexes_would_be_caught():
@@ -122,18 +172,24 @@ def test_settings_hparams_text_and_warm_start(tmp_path):
     assert hp["eval_num_players"].string_value == "2, 4"
     exp = plugin_data_pb2.HParamsPluginData.FromString(content["_hparams_/experiment"])
     metrics = {m.name.tag for m in exp.experiment.metric_infos}
-    assert {"eval/mean_win_rate", "eval/2p/vs_greedy/win_rate", "eval/4p/vs_combiner/win_rate"} <= (
-        metrics
-    )
-    texts = acc.Tensors("run/settings/text_summary")
-    assert [t.step for t in texts] == [0, 10]
+    assert metrics == {
+        "eval/mean_win_rate/2p",
+        "eval/mean_win_rate/4p",
+        "eval/score",
+        "rating/openskill_ordinal",
+    }
     from tensorboard.util import tensor_util
 
+    texts = acc.Tensors("run/settings/text_summary")
+    assert [t.step for t in texts] == [0, 10]
     text = tensor_util.make_ndarray(texts[0].tensor_proto).item().decode()
     assert "| total_steps | `1234` |" in text and "| net_arch | `64, 32` |" in text
-    assert [(e.step, e.value) for e in acc.Scalars("bc/accuracy")] == [(0, pytest.approx(0.8))]
-    assert acc.Scalars("bc/samples")[0].value == 900.0
-    assert len(acc.Scalars("bc/accuracy")) == 1
+    (fit,) = acc.Tensors("bc/fit/text_summary")  # once: not again on the resume
+    table = tensor_util.make_ndarray(fit.tensor_proto).item().decode()
+    assert fit.step == 0
+    assert "| accuracy | 0.2 | 0.8 |" in table and "| negative log-likelihood | 2 | 0.5 |" in table
+    assert "| samples | | 900 |" in table
+    assert not [t for t in acc.Tags()["scalars"] if t.startswith("bc/")]  # no one-dot charts
     from tensorboard.backend.event_processing.event_file_loader import EventFileLoader
 
     (events_file,) = tmp_path.glob("events.out.tfevents.*")

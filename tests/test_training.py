@@ -53,12 +53,13 @@ TINY = dict(
 )
 
 
-def _scalars(run: Path) -> dict[str, list[tuple[int, float]]]:
+def _scalars(run: Path, sub: str = "") -> dict[str, list[tuple[int, float]]]:
+    """The scalars of the run's TensorBoard run, or of its sub-run `sub` (`vs_greedy`)."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
 
     dirs = sorted((run / "tb").iterdir())
     assert len(dirs) == 1, f"one TensorBoard run expected, found {dirs}"
-    ea = EventAccumulator(str(dirs[0]))
+    ea = EventAccumulator(str(dirs[0] / sub))
     ea.Reload()
     return {t: [(e.step, e.value) for e in ea.Scalars(t)] for t in ea.Tags()["scalars"]}
 
@@ -75,9 +76,10 @@ def tiny_run(tmp_path_factory) -> Path:
 def test_tiny_run_writes_eval_scalars_and_checkpoints(tiny_run: Path) -> None:
     tags = _scalars(tiny_run)
     for bot in ("greedy", "planner"):
+        bot_tags = _scalars(tiny_run, f"vs_{bot}")
         for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
-            steps = [s for s, _ in tags[f"eval/vs_{bot}/{k}"]]
-            assert steps == [512, 1024], (k, steps)
+            steps = [s for s, _ in bot_tags[f"eval/{k}/4p"]]
+            assert steps == [0, 512, 1024], (k, steps)  # the start, then every eval_every
     for tag in (
         "rating/openskill_ordinal",
         "selfplay/pool_size",
@@ -87,10 +89,11 @@ def test_tiny_run_writes_eval_scalars_and_checkpoints(tiny_run: Path) -> None:
     ):
         assert tag in tags, tag
     assert all(v == 0.0 for _, v in tags["rollout/invalid_action_rate"])
-    lo_hi = zip(tags["eval/vs_greedy/win_rate_lo"], tags["eval/vs_greedy/win_rate_hi"], strict=True)
+    greedy = _scalars(tiny_run, "vs_greedy")
+    lo_hi = zip(greedy["eval/win_rate_lo/4p"], greedy["eval/win_rate_hi/4p"], strict=True)
     for (_, lo), (_, hi) in lo_hi:
         assert 0.0 <= lo <= hi <= 1.0
-    for name in ("checkpoints/step_512", "checkpoints/step_1024", "best"):
+    for name in ("checkpoints/step_0", "checkpoints/step_512", "checkpoints/step_1024", "best"):
         for suffix in (".zip", ".json", ".npz"):
             assert (tiny_run / (name + suffix)).exists(), name + suffix
     meta = json.loads((tiny_run / "checkpoints/step_1024.json").read_text())
@@ -99,43 +102,47 @@ def test_tiny_run_writes_eval_scalars_and_checkpoints(tiny_run: Path) -> None:
     pool = PoolRegistry.load(tiny_run / "pool.json")
     assert [s.step for s in pool.snapshots] == [512, 1024]  # at rollout ends (512 steps)
     state = json.loads((tiny_run / "state.json").read_text())
-    assert state["step"] == 1024 and len(state["evals"]) == 2
+    assert state["step"] == 1024 and [e["step"] for e in state["evals"]] == [0, 512, 1024]
 
 
 def test_tiny_run_tensorboard_layout_settings_and_warm_start(tiny_run: Path) -> None:
-    """The layout written by a real run draws exactly the right tags of that run; the settings
-    are in HParams and Text; the warm start's fit is in scalars at step 0."""
+    """The layout written by a real run draws exactly the right tags of that run, one sub-run
+    per bot; the settings are in HParams (a win-rate metric per count) and Text; the warm
+    start's fit is a text table at step 0."""
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    from tensorboard.plugins.hparams import plugin_data_pb2
 
     from training import tblog
 
-    tags = _scalars(tiny_run)
     (event_dir,) = sorted((tiny_run / "tb").iterdir())
+    subs = {p.name for p in event_dir.iterdir() if p.is_dir()}
+    assert subs == {"vs_greedy", "vs_planner", "chance"}
+    tags = set(_scalars(tiny_run)) | {t for sub in subs for t in _scalars(tiny_run, sub)}
     charts = {t: c for cat in tblog.read_layout(str(event_dir)).values() for t, c in cat.items()}
-    drawn = {title: tblog.chart_matches(kind, x, set(tags)) for title, (kind, x) in charts.items()}
-    bots = ("greedy", "planner")
-    assert drawn["win rate vs bots (4 players)"] == {f"eval/vs_{b}/win_rate" for b in bots} | {
-        "eval/chance"
+    drawn = {title: tblog.chart_matches(kind, x, tags) for title, (kind, x) in charts.items()}
+    where = " (4 players; chance: the chance run)"
+    assert drawn["win rate vs each bot" + where] == {"eval/win_rate/4p"}
+    assert drawn["mean rank vs each bot" + where] == {"eval/mean_rank/4p"}
+    assert drawn["win rate vs each bot with 95% interval" + where] == {
+        "eval/win_rate/4p",
+        "eval/win_rate_lo/4p",
+        "eval/win_rate_hi/4p",
     }
-    assert drawn["mean rank vs bots (4 players)"] == {f"eval/vs_{b}/mean_rank" for b in bots} | {
-        "eval/chance_mean_rank"
+    assert drawn["OpenSkill ordinal (anchor: random = 0)"] == {
+        "rating/openskill_ordinal",
+        "rating/openskill_ordinal/4p",
     }
-    for b in bots:
-        base = f"eval/vs_{b}/win_rate"
-        assert drawn[f"win rate vs {b} with 95% interval (4 players)"] == {
-            base,
-            base + "_lo",
-            base + "_hi",
-        }
-    assert drawn["OpenSkill ordinal (anchor: random = 0)"] == {"rating/openskill_ordinal"}
-    assert all(v == 0.25 for _, v in tags["eval/chance"])
-    state = json.loads((tiny_run / "state.json").read_text())
-    assert [s for s, _ in tags["bc/accuracy"]] == [0]
-    assert tags["bc/accuracy"][0][1] == pytest.approx(state["bc"]["bc_accuracy"])
+    assert all(v == 0.25 for _, v in _scalars(tiny_run, "chance")["eval/win_rate/4p"])
+    assert not [t for t in tags if t.startswith("bc/")]
     acc = EventAccumulator(str(event_dir), size_guidance={"tensors": 0})
     acc.Reload()
-    assert "_hparams_/session_start_info" in acc.PluginTagToContent("hparams")
+    content = acc.PluginTagToContent("hparams")
+    exp = plugin_data_pb2.HParamsPluginData.FromString(content["_hparams_/experiment"])
+    metrics = {m.name.tag for m in exp.experiment.metric_infos}
+    assert metrics == {"eval/mean_win_rate/4p", "eval/score", "rating/openskill_ordinal"}
     assert acc.Tensors("run/settings/text_summary")
+    (fit,) = acc.Tensors("bc/fit/text_summary")
+    assert fit.step == 0
 
 
 def test_evaluation_per_player_count(tiny_run: Path, tmp_path: Path) -> None:
@@ -155,20 +162,19 @@ def test_evaluation_per_player_count(tiny_run: Path, tmp_path: Path) -> None:
     assert res["by_players"]["3"]["vs"]["greedy"]["games"] == 3
     rows = [json.loads(x) for x in out.read_text().splitlines()]
     assert rows[0]["type"] == "header" and {r["num_players"] for r in rows[1:]} == {2, 3}
-    tags = set(tblog.eval_scalars(res, [2, 3]))
-    assert {
-        "eval/2p/vs_greedy/win_rate",
-        "eval/3p/vs_planner/win_rate_hi",
-        "eval/3p/chance",
-    } <= tags
-    assert "eval/vs_greedy/win_rate" not in tags
-    layout = tblog.layout(cfg.eval_bots, [2, 3])
-    chart = layout["eval 3p"]["win rate vs bots (3 players)"]
-    assert tblog.chart_matches(*chart, tags) == {
-        "eval/3p/vs_greedy/win_rate",
-        "eval/3p/vs_planner/win_rate",
-        "eval/3p/chance",
-    }
+    by_run = tblog.eval_scalars(res, [2, 3])
+    assert set(by_run) == {"", "vs_greedy", "vs_planner", "chance"}
+    assert {"eval/win_rate/2p", "eval/win_rate_hi/3p"} <= set(by_run["vs_planner"])
+    assert by_run["chance"]["eval/win_rate/3p"] == pytest.approx(1 / 3)
+    assert by_run[""]["eval/mean_win_rate/3p"] == res["by_players"]["3"]["mean_win_rate"]
+    assert (
+        by_run["vs_greedy"]["eval/win_rate/3p"]
+        == res["by_players"]["3"]["vs"]["greedy"]["win_rate"]
+    )
+    chart = tblog.layout([2, 3])["evaluation"][
+        "win rate vs each bot (3 players; chance: the chance run)"
+    ]
+    assert tblog.chart_matches(*chart, set(by_run["vs_greedy"])) == {"eval/win_rate/3p"}
     again = evaluate(tiny_run / "checkpoints/step_1024.zip", cfg, 1024, out)  # replaces the log
     assert again["by_players"] == res["by_players"]
 
@@ -181,8 +187,8 @@ def test_resume_continues_steps_pool_and_tensorboard(tiny_run: Path, tmp_path: P
     assert cfg.total_steps == 1536 and cfg.net_arch == [32]
     out = train(cfg, resume=True)
     assert out["step"] == 1536
-    tags = _scalars(run)  # the same TensorBoard run directory, steps going on
-    assert [s for s, _ in tags["eval/vs_greedy/win_rate"]] == [512, 1024, 1536]
+    tags = _scalars(run, "vs_greedy")  # the same TensorBoard run directory, steps going on
+    assert [s for s, _ in tags["eval/win_rate/4p"]] == [0, 512, 1024, 1536]
     pool = PoolRegistry.load(run / "pool.json")
     assert [s.step for s in pool.snapshots] == [512, 1024, 1536]
     with pytest.raises(TrainError, match="already holds a run"):

@@ -109,7 +109,7 @@ def train_all_seat(
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from .train import eval_scalars, evaluate
+    from .train import evaluate
 
     torch.set_num_threads(cfg.torch_threads or os.cpu_count() or 1)
     torch.set_flush_denormal(True)
@@ -165,6 +165,7 @@ def train_all_seat(
         return round(wall_before + time.perf_counter() - started, 1)
 
     writer = SummaryWriter(str(run / "tb" / "PPO_1"))
+    board = tblog.EvalBoard(writer)  # the evaluation's per-bot sub-runs
     tblog.start_run(writer, cfg, state, step)
     rollout = Rollout(cfg, seed=cfg.seed * 1_000_003 + step)
     rng = np.random.default_rng(cfg.seed * 7919 + step)
@@ -191,8 +192,37 @@ def train_all_seat(
         state["checkpoint"] = _rel(path, run)
         write_state(run, state)
 
+    def evaluate_now(t_from: float) -> None:
+        """Evaluate the weights at `step` (saved as a checkpoint) against the panel: its
+        TensorBoard scalars, `best.*` and the state."""
+        path = run / "checkpoints" / f"step_{step}.npz"
+        if path not in written:
+            save(path, "checkpoint")
+        res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
+        res["seconds"] = round(time.perf_counter() - t_from, 1)
+        res["wall_seconds"] = wall()
+        progress.eval_done(step, res, res["seconds"])
+        board.write(res, cfg.eval_counts(), step)
+        state.setdefault("evals", []).append(res)
+        best = state.get("best")
+        if best is None or res["score"] > best["score"]:
+            copy_checkpoint(path, run / "best.npz")
+            state["best"] = {
+                "step": step,
+                "mean_win_rate": res["mean_win_rate"],
+                "score": res["score"],
+                "checkpoint": _rel(path, run),
+            }
+        registry.save(run / "pool.json")
+        write_state_at(path)
+
+    def evaluated() -> bool:
+        return any(e.get("step") == step for e in state.get("evals", ()))
+
     push_snapshots()
     try:
+        if not evaluated():  # the start (before the first update): no training draw is used
+            evaluate_now(time.perf_counter())
         while step < cfg.total_steps:
             t0 = time.perf_counter()
             rollout.stats["bot_seconds"] = 0.0
@@ -248,26 +278,7 @@ def train_all_seat(
                 push_snapshots()
                 state["next_snapshot"] = step + cfg.snapshot_every
             if step >= state["next_eval"]:
-                path = run / "checkpoints" / f"step_{step}.npz"
-                save(path, "checkpoint")
-                res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
-                res["seconds"] = round(time.perf_counter() - t2, 1)
-                res["wall_seconds"] = wall()
-                progress.eval_done(step, res, res["seconds"])
-                for tag, v in eval_scalars(res, cfg).items():
-                    writer.add_scalar(tag, v, step)
-                state.setdefault("evals", []).append(res)
-                best = state.get("best")
-                if best is None or res["score"] > best["score"]:
-                    copy_checkpoint(path, run / "best.npz")
-                    state["best"] = {
-                        "step": step,
-                        "mean_win_rate": res["mean_win_rate"],
-                        "score": res["score"],
-                        "checkpoint": _rel(path, run),
-                    }
-                registry.save(run / "pool.json")
-                write_state_at(path)
+                evaluate_now(t2)
                 state["next_eval"] = step + cfg.eval_every
             if step >= state["next_checkpoint"]:
                 path = run / "checkpoints" / f"step_{step}.npz"
@@ -298,12 +309,15 @@ def train_all_seat(
             writer.flush()
             best = state.get("best")
             progress.training(step, f"best {best['mean_win_rate']:.2f}" if best else "")
+        if not evaluated():  # the end of the run
+            evaluate_now(time.perf_counter())
         final = run / "checkpoints" / f"step_{step}.npz"
         if final not in written and not (resume and _rel(final, run) == state["checkpoint"]):
             save(final, "checkpoint")
         registry.save(run / "pool.json")
         write_state_at(final)
     finally:
+        board.close()
         writer.close()
         progress.__exit__(None, None, None)
     return state

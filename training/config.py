@@ -155,7 +155,7 @@ class TrainConfig:
     eval_every: int = 100_000
     eval_games: int = 40  # per bot of the panel, rounded up to whole seat rotations
     eval_bots: list[str] = field(default_factory=lambda: list(PANEL))
-    eval_num_players: int | list[int] = 4  # one count, or several: eval/<n>p/... tags
+    eval_num_players: int | list[int] = 4  # one count, or several (eval/win_rate/<n>p, ...)
     eval_workers: int = 1
     checkpoint_every: int = 100_000
     progress: bool = True

@@ -27,8 +27,11 @@ Run directory:
     progress.jsonl               one line per iteration: env steps, samples/s overall
                                  (sps: sampling and PPO update) and while sampling
                                  (rollout_sps), episodes, mean episode length
-    tb/RLlib_1/                  TensorBoard scalars (time/fps overall, time/sps sampling,
-                                 eval/vs_<bot>/win_rate, ...)
+    tb/RLlib_1/                  TensorBoard: time/fps overall, time/sps sampling, the
+                                 learner's train/* and rollout/ep_rew_mean (`result_scalars`),
+                                 and the lab trainer's evaluation scalars, layout and HParams
+                                 (`training.tblog`: sub-runs vs_<bot>/ and chance/; evaluated
+                                 at step 0, every eval_every steps and at the end)
     checkpoints/step_N.{npz,json}   exported policies
     best.{npz,json}              best by mean win rate against the evaluation panel
     eval/step_N.jsonl            the evaluation games (arena rows)
@@ -52,6 +55,7 @@ import lastwill_env
 from agents.policy import CheckpointError, NumpyPolicy, save_policy
 from agents.raystart import init_ray
 
+from . import tblog
 from .config import TrainConfig, TrainConfigError
 from .rundir import TrainError
 from .runlock import run_lock
@@ -341,6 +345,50 @@ def _get(d: dict[str, Any], *path: str, default: float = 0.0) -> float:
         return default
 
 
+# RLlib's learner results (`result["learners"][MODULE_ID]`) under the lab trainer's tags
+LEARNER_TAGS = {
+    "policy_loss": "train/policy_loss",
+    "vf_loss": "train/value_loss",
+    "entropy": "train/entropy",
+    "mean_kl_loss": "train/approx_kl",
+    "vf_explained_var": "train/explained_variance",
+    "total_loss": "train/loss",
+}
+
+
+def result_scalars(result: dict[str, Any]) -> dict[str, float]:
+    """The TensorBoard scalars of one `algo.train()` result under the lab trainer's tags: the
+    shared module's losses, entropy and KL (`LEARNER_TAGS`), `rollout/ep_rew_mean` (the mean
+    episode return per seat: RLlib's per-agent means, averaged) and
+    `rollout/episode_return_mean` (RLlib's, summed over the seats). A missing entry is left
+    out, not written as 0."""
+    out: dict[str, float] = {}
+    learner = (result.get("learners") or {}).get(MODULE_ID) or {}
+    for key, tag in LEARNER_TAGS.items():
+        v = _number(learner.get(key))
+        if v is not None:
+            out[tag] = v
+    runners = result.get("env_runners") or {}
+    per_agent = runners.get("agent_episode_returns_mean")
+    if isinstance(per_agent, dict):
+        means = [v for v in map(_number, per_agent.values()) if v is not None]
+        if means:
+            out["rollout/ep_rew_mean"] = sum(means) / len(means)
+    total = _number(runners.get("episode_return_mean"))
+    if total is not None:
+        out["rollout/episode_return_mean"] = total
+    return out
+
+
+def _number(v: Any) -> float | None:
+    """`v` as a finite float, or None (RLlib reports NaN before the first episode ends)."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError):
+        return None
+    return x if np.isfinite(x) else None
+
+
 def export_policy(algo: Any, path: Path, cfg: TrainConfig, step: int, kind: str) -> Path:
     """The learner's current shared policy as `path` (.npz + .json)."""
     weights = algo.learner_group.get_weights(module_ids=[MODULE_ID])[MODULE_ID]
@@ -393,13 +441,16 @@ def _train_rllib(cfg: TrainConfig, settings: RLlibSettings, run: Path) -> dict[s
         "evals": [],
     }
     started = _init_ray(settings)
-    writer = None
+    writer = board = None
     algo = None
     try:
         from torch.utils.tensorboard import SummaryWriter
 
         writer = SummaryWriter(str(run / "tb" / "RLlib_1"))
+        board = tblog.EvalBoard(writer)  # the evaluation's per-bot sub-runs
+        tblog.start_run(writer, cfg, state, 0)
         algo = build_algorithm(cfg, settings)
+        _evaluate(algo, run, cfg, state, 0, board)  # the start, before the first update
         next_eval, next_ckpt = cfg.eval_every, cfg.checkpoint_every
         step = 0
         train_seconds = 0.0
@@ -429,6 +480,8 @@ def _train_rllib(cfg: TrainConfig, settings: RLlibSettings, run: Path) -> dict[s
             writer.add_scalar("time/fps", line["sps"] or 0.0, step)
             writer.add_scalar("time/sps", line["rollout_sps"] or 0.0, step)
             writer.add_scalar("rollout/ep_len_mean", line["episode_len_mean"], step)
+            for tag, value in result_scalars(result).items():
+                writer.add_scalar(tag, value, step)
             if cfg.progress:
                 print(
                     f"rllib iteration {line['iteration']}: {step}/{cfg.total_steps} steps, "
@@ -436,8 +489,8 @@ def _train_rllib(cfg: TrainConfig, settings: RLlibSettings, run: Path) -> dict[s
                     file=sys.stderr,
                 )
             last = step >= cfg.total_steps
-            if step >= next_eval:
-                _evaluate(algo, run, cfg, state, step, writer)
+            if step >= next_eval or last:  # and at the end of the run
+                _evaluate(algo, run, cfg, state, step, board)
                 next_eval = step + cfg.eval_every
             if step >= next_ckpt or last:
                 path = run / "checkpoints" / f"step_{step}.npz"
@@ -460,6 +513,8 @@ def _train_rllib(cfg: TrainConfig, settings: RLlibSettings, run: Path) -> dict[s
         tmp.replace(run / "rllib")
         _atomic_json(state_file, state)
     finally:
+        if board is not None:
+            board.close()
         if writer is not None:
             writer.close()
         if algo is not None:
@@ -471,14 +526,16 @@ def _train_rllib(cfg: TrainConfig, settings: RLlibSettings, run: Path) -> dict[s
     return state
 
 
-def _evaluate(algo, run: Path, cfg: TrainConfig, state, step: int, writer) -> None:
-    from .train import eval_scalars, evaluate
+def _evaluate(algo, run: Path, cfg: TrainConfig, state, step: int, board) -> None:
+    """Export the policy at `step`, evaluate it against the panel (`training.train.evaluate`),
+    write its scalars through `board` (`training.tblog.EvalBoard`), keep `best.*` and the
+    state."""
+    from .train import evaluate
 
     path = run / "checkpoints" / f"step_{step}.npz"
     export_policy(algo, path, cfg, step, "checkpoint")
     res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
-    for tag, value in eval_scalars(res, cfg).items():
-        writer.add_scalar(tag, value, step)
+    board.write(res, cfg.eval_counts(), step)
     state["evals"].append(res)
     best = state.get("best")
     if best is None or res["score"] > best["score"]:

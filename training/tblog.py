@@ -1,48 +1,52 @@
 """TensorBoard for training runs: the custom-scalars layout, the run's settings, the warm
 start's fit, and the evaluation scalars.
 
-Tags (at the learner's global step):
+The evaluation against each panel bot is a sub-run of the run's event directory (`tb/PPO_1/`,
+`tb/RLlib_1/`): `vs_<bot>/` (the bot's spec with every character other than letters, digits,
+`.`, `=` and `-` written `_`), plus `chance/` for the chance rates, so TensorBoard draws each
+bot in its own colour and one chart overlays every bot. The tags are the same in every sub-run
+and do not depend on which player counts are evaluated (`<n>` below is the count):
 
-- Evaluation at one player count (`eval_num_players = 4`): `eval/vs_<bot>/win_rate` with
-  `win_rate_lo` / `win_rate_hi` (Wilson 95%) and `mean_rank`, `eval/mean_win_rate`,
-  `eval/chance` (1/N, the chance win rate, drawn as a line on the win-rate chart) and
-  `eval/chance_mean_rank` ((N+1)/2), `eval/score` (N x win rate, averaged over the tables:
-  what picks the best checkpoint), `rating/openskill_ordinal`.
-- At several counts (`eval_num_players = [2, 3, 4, 5]`) the same under `eval/<n>p/...`, with
-  `eval/<n>p/mean_win_rate` and `rating/<n>p/openskill_ordinal` per count; `eval/mean_win_rate`
-  is then the first count's, `eval/score` and `rating/openskill_ordinal` cover every count.
-- The behaviour-cloning warm start, at step 0: `bc/accuracy_before`, `bc/accuracy`,
-  `bc/nll_before`, `bc/nll`, `bc/samples`, `bc/seconds`.
+- in `vs_<bot>/`: `eval/win_rate/<n>p` with `eval/win_rate_lo/<n>p` and `eval/win_rate_hi/<n>p`
+  (Wilson 95%), `eval/mean_rank/<n>p` (the learner alone against n-1 copies of the bot);
+- in `chance/`: `eval/win_rate/<n>p` = 1/n (its interval the same) and `eval/mean_rank/<n>p` =
+  (n+1)/2;
+- in the run itself: `eval/mean_win_rate/<n>p` (mean over the panel at n players),
+  `eval/score` (n x win rate, averaged over every table: what picks the best checkpoint),
+  `rating/openskill_ordinal` (over every evaluation game) and `rating/openskill_ordinal/<n>p`.
 
-The "Custom Scalars" tab (:func:`layout`) has, per evaluated count, a chart of the win rates
-against every panel bot (one line per bot: each tag is an anchored regular expression, so
-`win_rate` never also matches `win_rate_lo`) with the chance line, a chart of the mean ranks
-with its chance line, and one band chart (win rate within its 95% interval) per panel bot;
-then the ratings. The "HParams" tab gets the run's settings (lists as text) with the evaluation
-metrics, and the "Text" tab a table of every setting (`run/settings`), so runs can be compared
-inside TensorBoard.
+The trainers evaluate at step 0 (before the first update), every `eval_every` steps and at the
+last step. The behaviour-cloning warm start's fit is the text `bc/fit` at step 0 (a table:
+accuracy and negative log-likelihood before and after, samples, seconds, teacher).
+
+The "Custom Scalars" tab (:func:`layout`) has, per evaluated count, the win rates against every
+panel bot with the chance line (each tag is an anchored regular expression, so `win_rate` never
+also matches `win_rate_lo`), the same within their 95% intervals, and the mean ranks; then the
+ratings, the mean win rate per count and the score. The "HParams" tab gets the run's settings
+(lists as text) with the metrics `eval/mean_win_rate/<n>p` (one per evaluated count),
+`eval/score` and `rating/openskill_ordinal`, and the "Text" tab a table of every setting
+(`run/settings`), so runs can be compared inside TensorBoard.
 
 The functions take a `torch.utils.tensorboard.SummaryWriter` (SB3's `TensorBoardOutputFormat`
-holds one) or, for the scalars, a `record(tag, value)` callable (SB3's `logger.record`).
+holds one); :class:`EvalBoard` adds the sub-runs beside it.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from .config import TrainConfig
 
 LAYOUT_TAG = "custom_scalars__config__"  # where add_custom_scalars stores the layout
-BC_KEYS = {
-    "bc_accuracy_before": "bc/accuracy_before",
-    "bc_accuracy": "bc/accuracy",
-    "bc_nll_before": "bc/nll_before",
-    "bc_nll": "bc/nll",
-    "bc_samples": "bc/samples",
-    "seconds": "bc/seconds",
-}
+CHANCE_RUN = "chance"
+BOT_STATS = ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank")
+BC_ROWS = (  # (row, key before, key after) of the warm start's fit
+    ("accuracy", "bc_accuracy_before", "bc_accuracy"),
+    ("negative log-likelihood", "bc_nll_before", "bc_nll"),
+)
 
 
 def eval_counts(cfg: TrainConfig) -> list[int]:
@@ -50,13 +54,27 @@ def eval_counts(cfg: TrainConfig) -> list[int]:
     return cfg.eval_counts()
 
 
-def eval_prefix(n: int, counts: Sequence[int]) -> str:
-    """`eval` for a single evaluated count, `eval/<n>p` for several."""
-    return "eval" if len(counts) == 1 else f"eval/{n}p"
+def count_tag(stat: str, n: int) -> str:
+    """The tag of an evaluation statistic at `n` players: `eval/<stat>/<n>p`."""
+    return f"eval/{stat}/{n}p"
 
 
-def rating_tag(n: int, counts: Sequence[int]) -> str:
-    return "rating/openskill_ordinal" if len(counts) == 1 else f"rating/{n}p/openskill_ordinal"
+def rating_tag(n: int | None = None) -> str:
+    """The OpenSkill ordinal over every evaluation game, or over the games at `n` players."""
+    return "rating/openskill_ordinal" + ("" if n is None else f"/{n}p")
+
+
+def subrun_names(bots: Sequence[str]) -> dict[str, str]:
+    """The sub-run directory of each panel bot: `vs_<spec>` with every character other than
+    letters, digits, `.`, `=` and `-` written `_` (a path keeps its last 60), made unique."""
+    out: dict[str, str] = {}
+    for bot in bots:
+        name = "vs_" + re.sub(r"[^A-Za-z0-9.=-]+", "_", bot).strip("_")[-60:]
+        base, k = name, 2
+        while name in out.values() or name == CHANCE_RUN:
+            name, k = f"{base}_{k}", k + 1
+        out[bot] = name
+    return out
 
 
 def exact(tag: str) -> str:
@@ -64,71 +82,91 @@ def exact(tag: str) -> str:
     return f"^{re.escape(tag)}$"
 
 
-def layout(bots: Sequence[str], counts: Sequence[int]) -> dict[str, dict[str, list]]:
-    """The custom-scalars layout for the panel `bots` at the evaluated `counts`
-    (`SummaryWriter.add_custom_scalars` format: category -> chart -> [kind, tags])."""
-    out: dict[str, dict[str, list]] = {}
+def layout(counts: Sequence[int]) -> dict[str, dict[str, list]]:
+    """The custom-scalars layout for the evaluated `counts` (`SummaryWriter.add_custom_scalars`
+    format: category -> chart -> [kind, tags]); every chart draws each sub-run (bot) in its own
+    colour."""
+    charts: dict[str, list] = {}
     for n in counts:
-        p = eval_prefix(n, counts)
-        where = f" ({n} players)"
-        charts: dict[str, list] = {
-            "win rate vs bots" + where: [
+        where = f" ({n} players; chance: the {CHANCE_RUN} run)"
+        charts["win rate vs each bot" + where] = ["Multiline", [exact(count_tag("win_rate", n))]]
+        charts["win rate vs each bot with 95% interval" + where] = [
+            "Margin",
+            [count_tag(s, n) for s in ("win_rate", "win_rate_lo", "win_rate_hi")],
+        ]
+        charts["mean rank vs each bot" + where] = ["Multiline", [exact(count_tag("mean_rank", n))]]
+    return {
+        "evaluation": charts,
+        "rating": {
+            "OpenSkill ordinal (anchor: random = 0)": [
                 "Multiline",
-                [exact(f"{p}/vs_{b}/win_rate") for b in bots] + [exact(f"{p}/chance")],
+                [exact(rating_tag())] + [exact(rating_tag(n)) for n in counts],
             ],
-            "mean rank vs bots" + where: [
+            "mean win rate vs the panel, per player count": [
                 "Multiline",
-                [exact(f"{p}/vs_{b}/mean_rank") for b in bots] + [exact(f"{p}/chance_mean_rank")],
+                [exact(count_tag("mean_win_rate", n)) for n in counts],
             ],
-        }
-        for b in bots:
-            charts[f"win rate vs {b} with 95% interval{where}"] = [
-                "Margin",
-                [f"{p}/vs_{b}/win_rate", f"{p}/vs_{b}/win_rate_lo", f"{p}/vs_{b}/win_rate_hi"],
-            ]
-        out[p.replace("/", " ")] = charts
-    rating = [exact(rating_tag(n, counts)) for n in counts]
-    if len(counts) > 1:
-        rating.append(exact("rating/openskill_ordinal"))
-    means = [exact("eval/mean_win_rate")]
-    if len(counts) > 1:
-        means += [exact(f"{eval_prefix(n, counts)}/mean_win_rate") for n in counts]
-    out["rating"] = {
-        "OpenSkill ordinal (anchor: random = 0)": ["Multiline", rating],
-        "mean win rate vs the panel": ["Multiline", means],
-        "score: win rate over chance (N x win rate), all tables": [
-            "Multiline",
-            [exact("eval/score")],
-        ],
+            "score: win rate over chance (N x win rate), all tables": [
+                "Multiline",
+                [exact("eval/score")],
+            ],
+        },
     }
-    return out
 
 
-def eval_scalars(result: dict[str, Any], counts: Sequence[int]) -> dict[str, float]:
-    """The evaluation scalars of one `training.train.evaluate` result, by tag."""
-    out: dict[str, float] = {}
+def eval_scalars(result: dict[str, Any], counts: Sequence[int]) -> dict[str, dict[str, float]]:
+    """The evaluation scalars of one `training.train.evaluate` result: sub-run -> tag -> value,
+    the sub-run "" being the run itself (module docstring)."""
+    bots = {b: None for n in counts for b in result["by_players"][str(n)]["vs"]}
+    names = subrun_names(list(bots))
+    out: dict[str, dict[str, float]] = {"": {}, CHANCE_RUN: {}}
     for n in counts:
         part = result["by_players"][str(n)]
-        p = eval_prefix(n, counts)
         for bot, v in part["vs"].items():
-            for k in ("win_rate", "win_rate_lo", "win_rate_hi", "mean_rank"):
-                out[f"{p}/vs_{bot}/{k}"] = float(v[k])
-        out[f"{p}/chance"] = 1.0 / n
-        out[f"{p}/chance_mean_rank"] = (n + 1) / 2
-        if len(counts) > 1:
-            out[f"{p}/mean_win_rate"] = float(part["mean_win_rate"])
-            if "openskill_ordinal" in part:
-                out[rating_tag(n, counts)] = float(part["openskill_ordinal"])
-    out["eval/mean_win_rate"] = float(result["mean_win_rate"])
+            sub = out.setdefault(names[bot], {})
+            for k in BOT_STATS:
+                sub[count_tag(k, n)] = float(v[k])
+        for k in ("win_rate", "win_rate_lo", "win_rate_hi"):
+            out[CHANCE_RUN][count_tag(k, n)] = 1.0 / n
+        out[CHANCE_RUN][count_tag("mean_rank", n)] = (n + 1) / 2
+        out[""][count_tag("mean_win_rate", n)] = float(part["mean_win_rate"])
+        if "openskill_ordinal" in part:
+            out[""][rating_tag(n)] = float(part["openskill_ordinal"])
     if "score" in result:
-        out["eval/score"] = float(result["score"])
-    out["rating/openskill_ordinal"] = float(result["openskill_ordinal"])
+        out[""]["eval/score"] = float(result["score"])
+    out[""][rating_tag()] = float(result["openskill_ordinal"])
     return out
 
 
-def record_eval(record: Callable[[str, float], Any], result: dict, counts: Sequence[int]) -> None:
-    for tag, value in eval_scalars(result, counts).items():
-        record(tag, value)
+class EvalBoard:
+    """The evaluation's TensorBoard writers: the run's own `writer` (the mean win rates, score
+    and ratings) and, beside it, one sub-run writer per panel bot and one for the chance rates,
+    made when first written (a resumed run appends new event files to the same sub-runs)."""
+
+    def __init__(self, writer: Any) -> None:
+        self.writer = writer
+        self.subruns: dict[str, Any] = {}
+
+    def _sub(self, name: str) -> Any:
+        if name not in self.subruns:
+            from torch.utils.tensorboard import SummaryWriter
+
+            self.subruns[name] = SummaryWriter(str(Path(self.writer.log_dir) / name))
+        return self.subruns[name]
+
+    def write(self, result: dict[str, Any], counts: Sequence[int], step: int) -> None:
+        """One evaluation's scalars (:func:`eval_scalars`) at `step`, flushed."""
+        for name, scalars in eval_scalars(result, counts).items():
+            w = self._sub(name) if name else self.writer
+            for tag, value in scalars.items():
+                w.add_scalar(tag, value, step)
+            w.flush()
+
+    def close(self) -> None:
+        """Close the sub-run writers (the run's own writer belongs to its trainer)."""
+        for w in self.subruns.values():
+            w.close()
+        self.subruns.clear()
 
 
 def _hparam_value(v: Any) -> Any:
@@ -143,22 +181,44 @@ def hparams(cfg: TrainConfig) -> dict[str, Any]:
 
 
 def metric_tags(cfg: TrainConfig) -> list[str]:
-    counts = eval_counts(cfg)
-    tags = ["eval/mean_win_rate", "rating/openskill_ordinal"]
-    for n in counts:
-        p = eval_prefix(n, counts)
-        tags += [f"{p}/vs_{b}/win_rate" for b in cfg.eval_bots]
-    return tags
+    """The HParams metrics: the mean win rate vs the panel at each evaluated count, the score
+    and the rating (scalars of the run itself, not of a sub-run)."""
+    return [count_tag("mean_win_rate", n) for n in eval_counts(cfg)] + [
+        "eval/score",
+        rating_tag(),
+    ]
 
 
 def settings_markdown(cfg: TrainConfig) -> str:
+    """Every setting as a markdown table (the "Text" tab's `run/settings`)."""
     rows = ["| setting | value |", "|---|---|"]
     rows += [f"| {k} | `{_hparam_value(v)}` |" for k, v in cfg.to_dict().items()]
     return "\n".join(rows)
 
 
+def bc_markdown(fit: dict[str, Any]) -> str:
+    """The warm start's fit (`state.json`'s "bc" entry) as a markdown table."""
+    rows = ["| | before | after |", "|---|---|---|"]
+    for label, before, after in BC_ROWS:
+        if before in fit or after in fit:
+            rows.append(f"| {label} | {_num(fit.get(before))} | {_num(fit.get(after))} |")
+    for label, key in (("samples", "bc_samples"), ("seconds", "seconds"), ("teacher", "teacher")):
+        if key in fit:
+            rows.append(f"| {label} | | {_num(fit[key])} |")
+    return "\n".join(rows)
+
+
+def _num(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    return str(v)
+
+
 def write_layout(writer: Any, cfg: TrainConfig) -> None:
-    writer.add_custom_scalars(layout(cfg.eval_bots, eval_counts(cfg)))
+    """The custom-scalars layout (:func:`layout`) of the run's evaluated counts."""
+    writer.add_custom_scalars(layout(eval_counts(cfg)))
 
 
 def write_settings(writer: Any, cfg: TrainConfig, step: int) -> None:
@@ -176,10 +236,8 @@ def write_hparams(writer: Any, cfg: TrainConfig) -> None:
 
 
 def write_bc(writer: Any, fit: dict[str, Any], step: int = 0) -> None:
-    """The warm start's fit (`state.json`'s "bc" entry) as scalars."""
-    for key, tag in BC_KEYS.items():
-        if key in fit:
-            writer.add_scalar(tag, float(fit[key]), step)
+    """The warm start's fit as the text `bc/fit` (:func:`bc_markdown`)."""
+    writer.add_text("bc/fit", bc_markdown(fit), step)
 
 
 def start_run(writer: Any, cfg: TrainConfig, state: dict[str, Any], step: int) -> None:

@@ -4,20 +4,24 @@ With `bc_teacher` set, a fresh run first imitates that scripted bot (`training.b
 is recorded in state.json under "bc". One policy plays every player count (`num_players` with
 `player_weights`); the learner's seat is drawn per game. Opponents come from the pool
 (`training.pool`): the latest weights, frozen snapshots (PFSP) and a floor of scripted bots.
-Every `eval_every` steps the current policy plays the fixed bot panel (`agents.evaluate`, at
-each of `eval_num_players`) on paired deals (the same deal seeds at every evaluation), and
-TensorBoard gets, at the learner's global step:
+At the start (step 0, before the first update), every `eval_every` steps and at the last step
+the current policy plays the fixed bot panel (`agents.evaluate`, at each of
+`eval_num_players`) on paired deals (the same deal seeds at every evaluation), and TensorBoard
+gets, at the learner's global step (`training.tblog`):
 
-- `eval/vs_<bot>/win_rate`, `eval/vs_<bot>/win_rate_lo`, `eval/vs_<bot>/win_rate_hi` (Wilson
-  95%), `eval/vs_<bot>/mean_rank` (tables of the learner and `num_players - 1` copies of the bot),
-  `eval/chance`, `eval/mean_win_rate` (with several counts: `eval/<n>p/...`; `training.tblog`),
-- `rating/openskill_ordinal` (Plackett-Luce over the evaluation games, anchored to `random`),
+- in each bot's sub-run `tb/PPO_1/vs_<bot>/`: `eval/win_rate/<n>p` with `eval/win_rate_lo/<n>p`
+  and `eval/win_rate_hi/<n>p` (Wilson 95%), `eval/mean_rank/<n>p` (tables of the learner and
+  `n - 1` copies of the bot), and the chance rates under the same tags in `tb/PPO_1/chance/`,
+  so each bot has its own colour on one chart,
+- in the run: `eval/mean_win_rate/<n>p`, `eval/score`, `rating/openskill_ordinal` (Plackett-Luce
+  over the evaluation games, anchored to `random`) and `rating/openskill_ordinal/<n>p`,
 - `selfplay/pool_size`, `selfplay/snapshots`, `rollout/invalid_action_rate` (0 with masking),
   `time/sps`, `time/opponent_share` (share of env time spent in opponent decisions),
-- `bc/*`, the warm start's fit, at step 0,
+- the warm start's fit as the text `bc/fit` at step 0,
 - besides SB3's own (`rollout/ep_rew_mean`, `train/*`, ...). The "Custom Scalars" tab shows
-  the win rates of every bot on one chart with the chance line and a 95% band chart per bot;
-  the settings are in the "HParams" and "Text" tabs (`training.tblog`).
+  the win rates against every bot on one chart with the chance line, and with their 95%
+  intervals; the settings are in the "HParams" (with `eval/mean_win_rate/<n>p` per count as
+  metrics) and "Text" tabs.
 
 Run directory (`run_dir`):
 
@@ -26,7 +30,7 @@ Run directory (`run_dir`):
     state.json             step, last checkpoint, best, schedule (what --resume reads)
     pool.json              the snapshot registry (ids, checkpoint paths, head-to-head record)
                            (paths in both are relative to the run directory)
-    tb/PPO_1/              TensorBoard event files
+    tb/PPO_1/              TensorBoard event files (vs_<bot>/, chance/: the evaluation's)
     checkpoints/step_N.{zip,json,npz}   model, sidecar, numpy policy weights
     snapshots/step_N.{zip,json,npz}     frozen pool members (also valid `ppo:PATH` players)
     best.{zip,json,npz}    the best checkpoint by mean win rate against the panel
@@ -147,9 +151,10 @@ def evaluate(
     return result
 
 
-def eval_scalars(res: dict[str, Any], cfg: TrainConfig) -> dict[str, float]:
-    """TensorBoard scalars of an evaluation (`training.tblog.eval_scalars`): `eval/vs_<bot>/...`
-    for a single player count, `eval/<n>p/vs_<bot>/...` for each of several."""
+def eval_scalars(res: dict[str, Any], cfg: TrainConfig) -> dict[str, dict[str, float]]:
+    """TensorBoard scalars of an evaluation by sub-run (`training.tblog.eval_scalars`):
+    `eval/win_rate/<n>p`, ... in each bot's `vs_<bot>` sub-run, the means, score and ratings
+    in the run itself (sub-run "")."""
     return tblog.eval_scalars(res, cfg.eval_counts())
 
 
@@ -171,6 +176,7 @@ def _make_callback(
             self.opp_seconds = 0.0
             self.t_rollout = time.perf_counter()
             self.saved: set[Path] = set()  # checkpoints written by this process
+            self.board: tblog.EvalBoard | None = None  # the evaluation's per-bot sub-runs
 
         def save(self, path: Path, step: int, kind: str) -> None:
             if path not in self.saved:  # a file of a killed run is replaced, not reused
@@ -195,8 +201,17 @@ def _make_callback(
             for fmt in self.logger.output_formats:
                 if isinstance(fmt, TensorBoardOutputFormat):
                     tblog.start_run(fmt.writer, cfg, state, self.num_timesteps)
+                    self.board = tblog.EvalBoard(fmt.writer)
             if progress is not None:
                 progress.training(self.num_timesteps)
+            if not self._evaluated(self.num_timesteps):  # the start: no training draw used
+                self._evaluate(self.num_timesteps)
+
+        def _on_training_end(self) -> None:
+            if not self._evaluated(self.num_timesteps):  # the end of the run
+                self._evaluate(self.num_timesteps)
+            if self.board is not None:
+                self.board.close()
 
         def _on_rollout_start(self) -> None:
             self._push_latest()
@@ -243,6 +258,9 @@ def _make_callback(
                 progress.training(step, note)
 
         # -- snapshots, evaluation, checkpoints -------------------------------------------
+        def _evaluated(self, step: int) -> bool:
+            return any(e.get("step") == step for e in state.get("evals", ()))
+
         def _snapshot(self, step: int) -> None:
             path = run / "snapshots" / f"step_{step}.zip"
             self.save(path, step, "snapshot")
@@ -260,8 +278,8 @@ def _make_callback(
             res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl", progress)
             if progress is not None:
                 progress.eval_done(step, res, time.perf_counter() - t0)
-            for tag, value in eval_scalars(res, cfg).items():
-                self.logger.record(tag, value)
+            if self.board is not None:
+                self.board.write(res, cfg.eval_counts(), step)
             state.setdefault("evals", []).append(res)
             best = state.get("best")
             if best is None or res["score"] > best.get("score", best["mean_win_rate"] * 4):
