@@ -146,8 +146,8 @@ def test_tiny_run_tensorboard_layout_settings_and_warm_start(tiny_run: Path) -> 
 
 
 def test_evaluation_per_player_count(tiny_run: Path, tmp_path: Path) -> None:
-    """With several eval_num_players, the evaluation reports each count and its tags are
-    eval/<n>p/...; the layout for those counts draws exactly them."""
+    """With several eval_num_players, the evaluation reports each count, its scalars go to one
+    sub-run per bot under eval/<stat>/<n>p; the layout for those counts draws exactly them."""
     from training import tblog
     from training.train import evaluate
 

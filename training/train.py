@@ -86,7 +86,7 @@ def evaluate(
     """The panel evaluation of a checkpoint (`agents.evaluate`) at each count of
     `eval_num_players`: the learner vs `n-1` copies of each bot, plus a mixed table with
     `random` for the rating anchor. Paired deals (the same at every evaluation), seats rotated.
-    `vs` holds the first count's tables (the `eval/vs_<bot>/` tags), `by_players[n]` every
+    `vs` holds the first count's tables, `by_players[n]` every
     count's (its tables, mean win rate and OpenSkill ordinal over that count's games);
     `mean_win_rate` is the first count's; `score` is the mean win rate over chance
     (n x win rate) across every table, which picks `best.*`; `openskill_ordinal` is over all
