@@ -5,7 +5,8 @@
 RUN_DIR is a `lastwill train` run directory (its TensorBoard event files under tb/, merged over
 resumed segments, and state.json); OUT is a .json export (the run's configuration, warm-start
 fit, best checkpoint and the kept scalars) or a .csv (tag,step,value). The default tags are the
-evaluation, ratings, warm start, pool, speed and PPO diagnostics (`agents.scalars.DEFAULT_TAGS`).
+evaluation (its per-bot sub-runs as `vs_<bot>/eval/...`, `chance/eval/...`), ratings, warm
+start, pool, speed and PPO diagnostics (`agents.scalars.DEFAULT_TAGS`).
 `notebooks/02_learning_curves.ipynb` plots an export. Exit code 2 on a bad run directory or
 output.
 """
