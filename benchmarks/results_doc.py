@@ -122,7 +122,8 @@ def head_to_head(docs: list[tuple[str, dict]]) -> str:
         )
         if pair.get("mcnemar"):
             diff += f", McNemar p = {pair['mcnemar']['p']:.2g}"
-        verdict = f"{pair['better']} better" if pair["better"] else "no clear difference"
+        better = names[pair["better"]]["name"] if pair["better"] else None
+        verdict = f"{better} better" if better else "no clear difference"
         lines.append(
             f"| {n}{seats} | `{b['name']}` | {pct(a['win_rate'])}{per} "
             f"{interval(a['ci_lo'], a['ci_hi'])} | {pct(b['win_rate'])}{per} | {diff} | "
@@ -188,7 +189,9 @@ SECTIONS = (
         "Head to head against earlier references and the sprinter",
         "h2h_",
         "The reference against one other player on the same deals: at 2 players one seat each, "
-        "at 4 players two seats each (per-seat win rates; chance 25%).",
+        "at 4 players two seats each (per-seat win rates; chance 25%). The intervals beside the "
+        "win rates count seat-games as independent, which the two seats of one game are not: read "
+        "the paired difference, whose interval is over deals.",
     ),
     (
         "Bot ladder at 4 players",
