@@ -2,9 +2,9 @@
 
 Each result file is ``{"command": "...", "output": ...}``: the command line that made it and
 what that command printed with ``--json`` / ``-f json`` (one JSON value, or a list of the JSON
-lines it printed). The sections below say which file goes where; every table in RESULTS.md is
-rendered from its file, with its command and its deal set, so a figure in the docs is always
-the one a command printed.
+lines it printed). The sections below say which file goes where; every table in
+docs/RESULTS.md is rendered from its file, with its command and its deal set, so a figure in
+the docs is always the one a command printed.
 
     python benchmarks/results_doc.py           # rewrite docs/RESULTS.md
     python benchmarks/results_doc.py --check   # exit 1 if docs/RESULTS.md is stale
@@ -21,7 +21,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "results"
-DOC = ROOT / "docs" / "RESULTS.md"
+DOC = ROOT / "docs/RESULTS.md"
 
 INTRO = """\
 # Results

@@ -26,14 +26,14 @@ def _results_doc():
 
 def test_results_md_is_current():
     mod = _results_doc()
-    assert (ROOT / "docs" / "RESULTS.md").read_text() == mod.render(), (
+    assert (ROOT / "docs/RESULTS.md").read_text() == mod.render(), (
         "docs/RESULTS.md is stale: run python benchmarks/results_doc.py"
     )
 
 
 def test_check_mode_fails_on_a_stale_page(tmp_path, monkeypatch):
     mod = _results_doc()
-    stale = tmp_path / "RESULTS.md"
+    stale = tmp_path / "results_page.txt"
     stale.write_text("# Results\n\nold figures\n")
     monkeypatch.setattr(mod, "DOC", stale)
     monkeypatch.setattr(mod, "ROOT", tmp_path)
