@@ -11,7 +11,7 @@ A list of players on the command line is comma-separated:
 
 Where names come from, in this order (an earlier source wins a name):
 
-1. the built-in agents (`random`, the bots, `mc`, `ppo`);
+1. the built-in agents (`random`, the bots, `mc`, `mcts`, `ppo`);
 2. `register(name, factory, summary)` at run time;
 3. installed packages, through the entry-point group `lastwill.agents` (`ENTRY_POINT_GROUP`):
    in a package's `pyproject.toml`, `[project.entry-points."lastwill.agents"]` with
@@ -486,6 +486,7 @@ _BUILTIN_NAMES = (
     "racer",
     "sprinter",
     "mc",
+    "mcts",
     "ppo",
 )
 
@@ -519,6 +520,15 @@ def _load_builtin() -> None:
         "rollouts=INT (default 4 per candidate), cands=INT (default 6), policy=greedy|random",
     )
     register(
+        "mcts",
+        _mcts_agent,
+        "determinized PUCT search over a policy's priors and critic (agents/mcts.py)",
+        "policy=PATH to a .npz with its critic (required, e.g. agents/policies/reference.npz); "
+        "sims=INT simulations per decision (1-1000000; 64 when ms is not given); ms=FLOAT "
+        "milliseconds per decision (whichever of the two ends first); c_puct=FLOAT (default "
+        "1.5); temp=FLOAT (0, the default, plays the most visited move)",
+    )
+    register(
         "ppo",
         _ppo_agent,
         "a trained MaskablePPO checkpoint (a .zip without its .npz loads only when typed "
@@ -539,3 +549,10 @@ def _ppo_agent(path: str = "", seed: int | None = None):
         raise PlayerSpecError("ppo needs a checkpoint path: ppo:PATH (e.g. ppo:run/best.npz)")
     path, mode = ppo_path(path)
     return PolicyAgent(path, mode=mode, seed=seed)
+
+
+def _mcts_agent(*args: Any, seed: int | None = None, **kwargs: Any):
+    """`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:temp=F]` (agents/mcts.py)."""
+    from .mcts import MCTSAgent
+
+    return MCTSAgent(*args, seed=seed, **kwargs)

@@ -1,0 +1,245 @@
+"""The search player (`mcts`): determinized PUCT over a trained policy's priors and critic.
+
+`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:temp=F]` plays the checkpoint at PATH (a `.npz`
+with its critic, e.g. agents/policies/reference.npz) with a search at every decision that has
+more than one legal action (a forced move is played at once). Single-observer
+information-set MCTS with AlphaZero's selection rule:
+
+- Each simulation samples a determinization of the player's own `PlayerView`
+  (`lastwill_env.engine.determinize`: the hidden cards re-dealt from what the seat cannot see,
+  with the search's own seeded generator), then walks down one tree shared by all
+  simulations.
+- The tree is keyed by the path of actions from the root: a node's children are keyed by
+  (action, seat to act next). The player's own decisions and the other seats' are keyed the
+  same way, by the action actually taken in the sampled world: another seat's hidden choice
+  (a card kept, a blind draw) leads to a node of its own although the player could not tell
+  the two apart (the single-observer simplification). Nothing of the real hidden cards
+  enters: every sampled world comes from the view alone, so the choice is a function of the
+  view and the agent's random stream.
+- At a node the seat to act in the sampled state selects among the actions legal there by
+  PUCT, Q(a) + c_puct * P(a) * sqrt(N) / (1 + N(a)), with P the policy's move probabilities
+  for that seat (its prior bot included, `agents.leafeval`) renormalised over the legal
+  actions, N the node's visits and Q(a) that seat's mean score after a (an unvisited action
+  scores the node's own value for its seat). Priors come from the first sampled world that
+  reaches the node; an action legal in a later world and not yet seen gets its prior from
+  that world. Moves with one legal action are applied on the way without a node.
+- The first new node reached is expanded and evaluated by one network call: priors for its
+  seat, and every seat's score from that seat's own observation (`LeafEvaluator`: the critic
+  on the scale of the terminal reward); a finished game scores its real result instead.
+- Each node's visit count grows by one and the chosen action's statistics take the score of
+  the seat that chose there (max^n: each seat maximises its own score).
+
+Budget per decision: `sims` simulations and/or `ms` milliseconds, whichever ends first (at
+least one simulation; 64 simulations when neither is given). With `sims` alone the choice is a
+function of the view and the agent's seed. The move played is the most visited root action
+(ties by prior, then by the lower action number); with `temp` > 0 it is drawn with
+probability proportional to visits ** (1 / temp).
+
+`stats` describes the last decision and `totals` every decision since the agent was built
+(simulations, engine decisions applied, network calls, seconds, and the seconds spent in the
+engine, the encoder, the network and the prior bot).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from typing import Any
+
+from lastwill_env.engine import GameConfig, GameState, PlayerView, apply_action, legal_actions
+from lastwill_env.engine.determinize import determinize
+from lastwill_env.engine.game import GAME_OVER
+
+from .base import BaseAgent
+from .leafeval import LeafEvaluator
+from .policy import load_policy
+
+DEFAULT_SIMS = 64
+_STAT_KEYS = ("sims", "steps", "calls", "seconds", "t_engine", "t_encode", "t_net", "t_prior")
+
+
+class _Node:
+    """One decision in the tree: the seat to act, its priors and per-action statistics."""
+
+    __slots__ = ("seat", "value", "prior", "visits", "edge_n", "edge_w", "children")
+
+    def __init__(self, seat: int, prior: dict[int, float], value: float) -> None:
+        self.seat = seat
+        self.value = value  # the seat's own score when the node was evaluated
+        self.prior = prior
+        self.visits = 0
+        self.edge_n: dict[int, int] = {}
+        self.edge_w: dict[int, float] = {}
+        self.children: dict[tuple[int, int], _Node] = {}
+
+
+def _number(key: str, v: Any, lo: float, hi: float, integer: bool = False) -> Any:
+    """`v` checked to be a number in [lo, hi] (an integer when `integer`)."""
+    kind = f"an integer from {int(lo)} to {int(hi)}" if integer else f"a number from {lo} to {hi}"
+    ok = not isinstance(v, bool) and isinstance(v, int if integer else (int, float))
+    if not ok or not math.isfinite(v) or not lo <= v <= hi:
+        raise ValueError(f"{key}={v!r} is not allowed; use {kind}")
+    return v
+
+
+class MCTSAgent(BaseAgent):
+    """Determinized PUCT search over a policy's priors and critic (module docstring)."""
+
+    name = "mcts"
+
+    def __init__(
+        self,
+        policy: str = "",
+        sims: int | None = None,
+        ms: float | None = None,
+        c_puct: float = 1.5,
+        temp: float = 0.0,
+        seed: int | None = None,
+        config: GameConfig | None = None,
+    ) -> None:
+        super().__init__(seed)
+        if not policy or not isinstance(policy, str):
+            raise ValueError(
+                "mcts needs a policy with its critic: mcts:policy=PATH "
+                "(e.g. mcts:policy=agents/policies/reference.npz)"
+            )
+        if sims is None and ms is None:
+            sims = DEFAULT_SIMS
+        self.sims = None if sims is None else _number("sims", sims, 1, 1_000_000, integer=True)
+        self.ms = None if ms is None else float(_number("ms", ms, 0.001, 600_000.0))
+        self.c_puct = float(_number("c_puct", c_puct, 0.001, 1000.0))
+        self.temp = float(_number("temp", temp, 0.0, 100.0))
+        self.path = policy
+        pol, meta = load_policy(policy, need_value=True)
+        self.evaluator = LeafEvaluator(pol, meta)
+        self.config = config
+        self.stats: dict[str, float] = {}
+        self.totals: dict[str, float] = dict.fromkeys(("decisions", *_STAT_KEYS), 0)
+        self._t_engine = 0.0
+        self._steps = 0
+
+    # -- the tree ------------------------------------------------------------------------
+    def _legal(self, s: GameState) -> list[int]:
+        t = time.perf_counter()
+        legal = legal_actions(s)
+        self._t_engine += time.perf_counter() - t
+        return legal
+
+    def _apply(self, s: GameState, a: int) -> None:
+        """Apply `a`, then every forced move after it."""
+        t = time.perf_counter()
+        apply_action(s, a)
+        self._steps += 1
+        while s.phase != GAME_OVER:
+            legal = legal_actions(s)
+            if len(legal) != 1:
+                break
+            apply_action(s, legal[0])
+            self._steps += 1
+        self._t_engine += time.perf_counter() - t
+
+    def _select(self, node: _Node, s: GameState, legal: list[int]) -> int:
+        """The PUCT choice among `legal` (priors completed from `s` where one is missing)."""
+        prior = node.prior
+        if any(a not in prior for a in legal):
+            fresh = self.evaluator.priors(s, legal)
+            for a in legal:
+                prior.setdefault(a, fresh[a])
+        total = sum(prior[a] for a in legal) or 1.0
+        scale = self.c_puct * math.sqrt(max(1, node.visits)) / total
+        best_a, best_u = legal[0], -math.inf
+        for a in legal:
+            n_a = node.edge_n.get(a, 0)
+            q = node.edge_w[a] / n_a if n_a else node.value
+            u = q + scale * prior[a] / (1 + n_a)
+            if u > best_u:
+                best_a, best_u = a, u
+        return best_a
+
+    def _simulate(self, root: _Node, s: GameState) -> None:
+        """One descent from `root` in the sampled world `s`, an expansion and the backup."""
+        path: list[tuple[_Node, int]] = []
+        node = root
+        legal = self._legal(s)
+        while True:
+            a = self._select(node, s, legal)
+            path.append((node, a))
+            self._apply(s, a)
+            if s.phase == GAME_OVER:
+                scores = self.evaluator.terminal(s)
+                break
+            legal = self._legal(s)
+            key = (a, s.cur)
+            child = node.children.get(key)
+            if child is None:
+                prior, scores = self.evaluator.evaluate(s, legal)
+                node.children[key] = _Node(s.cur, prior, scores[s.cur])
+                break
+            node = child
+        for n, a in path:
+            n.visits += 1
+            n.edge_n[a] = n.edge_n.get(a, 0) + 1
+            n.edge_w[a] = n.edge_w.get(a, 0.0) + scores[n.seat]
+
+    def _sample(self, view: PlayerView) -> GameState:
+        t = time.perf_counter()
+        s = determinize(view, view.seat, self.rng, config=self.config)
+        self._t_engine += time.perf_counter() - t
+        return s
+
+    # -- a decision ----------------------------------------------------------------------
+    def search(self, view: PlayerView) -> _Node:
+        """The root of a search from `view` within the budget."""
+        t0 = time.perf_counter()
+        deadline = t0 + self.ms / 1000.0 if self.ms is not None else math.inf
+        s = self._sample(view)
+        prior, scores = self.evaluator.evaluate(s, self._legal(s))
+        root = _Node(view.seat, prior, scores[view.seat])
+        done = 0
+        while True:
+            self._simulate(root, s)
+            done += 1
+            if (self.sims is not None and done >= self.sims) or time.perf_counter() >= deadline:
+                break
+            s = self._sample(view)
+        self._sims_done = done
+        return root
+
+    def _choose(self, root: _Node, legal: list[int]) -> int:
+        if self.temp > 0:
+            w = [root.edge_n.get(a, 0) ** (1.0 / self.temp) for a in legal]
+            if sum(w) > 0:
+                return self.rng.choices(legal, weights=w)[0]
+        return max(legal, key=lambda a: (root.edge_n.get(a, 0), root.prior.get(a, 0.0), -a))
+
+    def act(self, view: PlayerView, legal: list[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        legal = sorted(legal)  # independent of the order of the caller's list
+        ev = self.evaluator
+        before = (ev.calls, ev.t_encode, ev.t_net, ev.t_prior)
+        self._t_engine, self._steps = 0.0, 0
+        t0 = time.perf_counter()
+        root = self.search(view)
+        choice = self._choose(root, legal)
+        self._record(time.perf_counter() - t0, before)
+        return choice
+
+    def _record(self, seconds: float, before: tuple[int, float, float, float]) -> None:
+        ev = self.evaluator
+        st = {
+            "sims": self._sims_done,
+            "steps": self._steps,
+            "calls": ev.calls - before[0],
+            "seconds": seconds,
+            "t_engine": self._t_engine,
+            "t_encode": ev.t_encode - before[1],
+            "t_net": ev.t_net - before[2],
+            "t_prior": ev.t_prior - before[3],
+        }
+        st["steps_per_sim"] = st["steps"] / st["sims"]
+        st["calls_per_sim"] = st["calls"] / st["sims"]
+        self.stats = st
+        self.totals["decisions"] += 1
+        for k in _STAT_KEYS:
+            self.totals[k] += st[k]
