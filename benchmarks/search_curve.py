@@ -1,0 +1,119 @@
+"""The search's budget curve: the win rate of `mcts` over the reference policy as the number
+of simulations per decision grows.
+
+For each budget B of `--sims` (default 16,64,256,1024), on paired validation deals (seats
+rotated, the same deals for every table, `agents.evaluate.play_tables`):
+
+- at 2 players, `mcts:policy=POLICY:sims=B` head to head against `ppo:POLICY`;
+- at 4 players, the searcher alone against three copies of `ppo:POLICY`.
+
+Each line gives the searcher's win rate with its Wilson 95% interval and the chance level
+(the searcher plays the policy it searches over, so chance is what no gain from search
+gives). Validation deals, because choosing a budget is screening; report figures on test
+deals (`--deals test`). `--json` prints one JSON object.
+
+    python benchmarks/search_curve.py --games 200 --sims 16,64,256,1024 --workers 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.evaluate import EvalError, Table, play_tables  # noqa: E402
+from agents.registry import PlayerSpecError, make_agent  # noqa: E402
+from agents.stats import summarize  # noqa: E402
+
+
+def tables(policy: str, budgets: list[int], counts: list[int], c_puct: float) -> list[Table]:
+    """One table per budget and player count: the searcher first, then n-1 references."""
+    out = []
+    for b in budgets:
+        spec = f"mcts:policy={policy}:sims={b}:c_puct={c_puct}"
+        for n in counts:
+            out.append(Table(f"sims{b}", n, (spec, *[f"ppo:{policy}"] * (n - 1))))
+    return out
+
+
+def table_line(table: Table, rows: list[dict]) -> dict:
+    """The searcher's figures at one table."""
+    mine = [r for r in rows if r["table"] == table.name and r["num_players"] == table.num_players]
+    e = next(x for x in summarize(mine) if x["spec"] == table.entrants[0])
+    return {
+        "num_players": table.num_players,
+        "sims": int(table.name[4:]),
+        "games": e["games"],
+        "wins": e["wins"],
+        "win_rate": e["win_rate"],
+        "ci_lo": e["ci_lo"],
+        "ci_hi": e["ci_hi"],
+        "chance": 1.0 / table.num_players,
+        "errors": sum(1 for r in mine if r.get("error") is not None),
+    }
+
+
+def _ints(text: str, what: str) -> list[int]:
+    try:
+        values = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise ValueError(f"{what} {text!r}: give comma-separated integers") from None
+    if not values:
+        raise ValueError(f"{what} is empty")
+    return values
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--policy", default="agents/policies/reference.npz")
+    ap.add_argument("--sims", default="16,64,256,1024", help="budgets, comma-separated")
+    ap.add_argument("--players", default="2,4", help="player counts, comma-separated")
+    ap.add_argument("--games", type=int, default=100, help="games per table")
+    ap.add_argument("--c-puct", type=float, default=1.5)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--deals", default="validation", choices=("validation", "test"))
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    try:
+        budgets = _ints(args.sims, "--sims")
+        counts = _ints(args.players, "--players")
+    except ValueError as e:
+        ap.error(str(e))
+    if any(not 2 <= n <= 5 for n in counts) or len(set(counts)) != len(counts):
+        ap.error(f"--players {args.players!r}: distinct player counts from 2 to 5")
+    if args.games < 1 or args.workers < 1:
+        ap.error("--games and --workers must be at least 1")
+    ts = tables(args.policy, budgets, counts, args.c_puct)
+    t0 = time.perf_counter()
+    try:
+        for spec in dict.fromkeys(s for t in ts for s in t.entrants):
+            make_agent(spec, 0)
+        rows = play_tables(ts, args.games, seed=args.seed, deals=args.deals, workers=args.workers)
+    except (PlayerSpecError, EvalError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    lines = [table_line(t, rows) for t in ts]
+    if args.json:
+        result = {"policy": args.policy, "seed": args.seed, "deals": args.deals, "tables": lines}
+        print(json.dumps({**result, "seconds": round(time.perf_counter() - t0, 1)}))
+        return 0
+    for x in lines:
+        print(
+            f"{x['num_players']}p sims={x['sims']:<6} {x['wins']:>4}/{x['games']:<4} "
+            f"{100 * x['win_rate']:5.1f}% [{100 * x['ci_lo']:5.1f}, {100 * x['ci_hi']:5.1f}] "
+            f"chance {100 * x['chance']:.0f}%"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
