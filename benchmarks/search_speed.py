@@ -9,7 +9,8 @@ simulation, network calls per simulation, milliseconds per decision, the shares 
 decision time spent in the engine (determinizing, legal actions, applying moves), the encoder,
 the network and the prior bot (the rest is the tree's own bookkeeping), and the search's engine
 decisions per second of engine time against the raw engine's (random legal play, timed as in
-benchmarks/engine_speed.py, for `--engine-seconds`).
+benchmarks/engine_speed.py, for `--engine-seconds`); the search's engine time includes the
+determinization of every simulation, so the ratio counts that cost too.
 """
 
 from __future__ import annotations
