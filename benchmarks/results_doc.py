@@ -60,6 +60,15 @@ def load(name: str) -> dict | None:
     return json.loads(path.read_text())
 
 
+def command_seed(command: str) -> str:
+    """The ``--seed`` a command line names (the ladder's lines do not repeat it)."""
+    words = command.split()
+    for flag in ("--seed", "-s"):
+        if flag in words[:-1]:
+            return words[words.index(flag) + 1]
+    raise ValueError(f"the command {command!r} names no --seed")
+
+
 def command_block(*commands: str) -> str:
     return "```bash\n" + "\n".join(commands) + "\n```\n"
 
@@ -160,7 +169,7 @@ def ladder(doc: dict) -> str:
     return (
         command_block(doc["command"])
         + "\n"
-        + f"Deals: {', '.join(deals)} deals of seed {doc['seed']}.\n\n"
+        + f"Deals: {', '.join(deals)} deals of seed {command_seed(doc['command'])}.\n\n"
         + "\n".join(lines)
         + "\n"
     )
@@ -194,10 +203,16 @@ SECTIONS = (
         "the paired difference, whose interval is over deals.",
     ),
     (
+        "The sprinter against the racer",
+        "sprinter_racer",
+        "The sprinter (the racer retuned for 2-3 players, the same bot at 4-5) alone against n-1 "
+        "racers, and one racer against n-1 sprinters.",
+    ),
+    (
         "Bot ladder at 4 players",
         "ladder_4p",
         "Each bot against three random players and against three copies of every other bot, then "
-        "one mixed table of the first four (chance 25%).",
+        "one mixed table of the first four bots, one line per bot (chance 25%).",
     ),
 )
 
