@@ -85,19 +85,20 @@ class MCAgent(BaseAgent):
         if len(legal) == 1:
             return legal[0]
         n = view.num_players
+        me = view.seat
         legal = sorted(legal)  # independent of the order of the caller's list
         cands = self._candidates(view, legal)
         best_a, best_v = cands[0], None
         for a in cands:
             total = 0.0
             for _ in range(self.rollouts):
-                s = determinize(view, 0, self.rng, config=self.config)
+                s = determinize(view, me, self.rng, config=self.config)
                 apply_action(s, a)
                 self._playout(s)
                 r = s.results
-                rank = r["ranks"][0]
+                rank = r["ranks"][me]
                 spread = max(abs(t) for t in r["totals"]) or 1
-                total += (n - rank) / (n - 1) - 0.05 * r["totals"][0] / spread
+                total += (n - rank) / (n - 1) - 0.05 * r["totals"][me] / spread
             if best_v is None or total > best_v:
                 best_a, best_v = a, total
         return best_a

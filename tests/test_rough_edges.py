@@ -7,21 +7,31 @@ check that the refused call left the state unchanged.
 
 from __future__ import annotations
 
+import json
 import math
+import random
 
 import numpy as np
 import pytest
 
+from agents.registry import make_agent
 from lastwill_env import raw_env
 from lastwill_env.engine import (
+    GAME_OVER,
     ConfigError,
+    GameConfig,
     GameState,
     IllegalActionError,
+    StateError,
     apply_action,
     legal_actions,
     new_game,
+    player_view,
     replay,
 )
+from lastwill_env.engine import builders as B
+from lastwill_env.engine.determinize import determinize
+from lastwill_env.engine.game import ROOM_PHASE
 from lastwill_env.single_seat import SingleSeatEnv
 
 
@@ -178,3 +188,144 @@ def test_the_largest_seed_deals_its_own_game():
     assert top.seed == 2**64 - 1
     assert top.rng != new_game(4, 0).rng and top.hands != new_game(4, 0).hands
     assert GameState.from_dict(top.to_dict()) == top
+
+
+# ---------------------------------------------------------------------------------------------
+# determinize: the view's own seat, and every decision of real games loads
+
+
+def test_determinize_refuses_a_seat_the_view_was_not_made_for():
+    s = new_game(4, 11)
+    view = player_view(s, 1)
+    before = s.to_dict()
+    _raises(lambda: determinize(view, 2, random.Random(1)), ValueError, "the view is seat 1's")
+    for bad in (9, -1, True, "1", 1.0):
+        _raises(
+            lambda bad=bad: determinize(view, bad, random.Random(1)),
+            ValueError,
+            "is not at this table; seats are 0..3",
+        )
+    assert s.to_dict() == before
+    d = determinize(view, 1, random.Random(1))
+    assert player_view(d, 1) == view
+
+
+def test_determinize_at_make_room_counts_the_bought_property():
+    """docs/RULES.md §4.4, §5: at the make-room decision after buying onto a full board the
+    buyer already owns the property, so it may not go below £0 (nprops counts it)."""
+    s = B.turn_state(
+        4,
+        0,
+        hand=["Farm_3", "BoatTrip_4"],
+        board=["Carriage_2", "Reservation_1", "Reservation_2", "Carriage_5", "Waiter_1"],
+        money=10,
+        actions=4,
+        modifiers=(0, 0, 0, 0),
+    )
+    B.do(s, "play Farm_3")
+    assert s.phase == ROOM_PHASE and s.nprops[0] == 1
+    g = determinize(player_view(s, 0), 0, random.Random(1))
+    assert g.nprops == s.nprops
+    loaded = GameState.from_dict(json.loads(json.dumps(g.to_dict())))
+    assert loaded == g and sorted(legal_actions(loaded)) == sorted(legal_actions(s))
+
+
+def _determinize_every_decision(games: int) -> int:
+    """Play `games` bot games at 2-5 players; at every decision determinize the current seat's
+    view and load the result through `GameState.from_dict`. Returns the decisions checked."""
+    checked = 0
+    specs = ("greedy", "racer", "random")
+    for g in range(games):
+        n = 2 + g % 4
+        bots = [make_agent(specs[(g + i) % 3], seed=100 * g + i) for i in range(n)]
+        s = new_game(n, 7000 + g)
+        rng = random.Random(g)
+        while s.phase != GAME_OVER:
+            seat = s.cur
+            view = player_view(s, seat)
+            legal = legal_actions(s)
+            d = determinize(view, seat, rng)
+            loaded = GameState.from_dict(d.to_dict())
+            assert player_view(loaded, seat) == view, f"game {g} decision {len(s.history)}"
+            assert sorted(legal_actions(loaded)) == sorted(legal), f"game {g}"
+            apply_action(s, bots[seat].act(view, legal))
+            checked += 1
+    return checked
+
+
+def test_determinize_loads_at_every_decision_of_bot_games():
+    assert _determinize_every_decision(48) > 10_000
+
+
+@pytest.mark.slow
+def test_determinize_loads_at_every_decision_of_many_bot_games():
+    assert _determinize_every_decision(400) > 100_000
+
+
+# ---------------------------------------------------------------------------------------------
+# GameState.from_dict replays the history from the deal
+
+
+def _played(n: int = 3, steps: int = 90) -> GameState:
+    s = new_game(n, 21)
+    rnd = random.Random(2)
+    for _ in range(steps):
+        apply_action(s, rnd.choice(legal_actions(s)))
+    return s
+
+
+def _other_legal_first_move(d: dict) -> None:
+    s = new_game(GameConfig.from_dict(d["config"]), d["seed"])
+    d["history"][0] = next(a for a in legal_actions(s) if a != d["history"][0])
+
+
+HISTORY_CASES = [
+    ("one-decision-dropped", lambda d: d["history"].pop(), "history", "lead to another state"),
+    ("first-decision-changed", _other_legal_first_move, "history", "decision "),
+    ("illegal-decision", lambda d: d["history"].insert(0, 0), "history", "decision 0 (0)"),
+    ("other-seed", lambda d: d.update(seed=d["seed"] + 1), "history", "seed 22"),
+    ("seed-too-large", lambda d: d.update(seed=2**64), "seed", "0..2**64 - 1 or null"),
+    ("seed-negative", lambda d: d.update(seed=-1), "seed", "got -1"),
+    ("seed-bool", lambda d: d.update(seed=True), "seed", "got True"),
+]
+
+
+@pytest.mark.parametrize(
+    ("name", "damage", "field", "text"), HISTORY_CASES, ids=[c[0] for c in HISTORY_CASES]
+)
+def test_from_dict_refuses_a_history_that_does_not_reach_the_state(name, damage, field, text):
+    data = json.loads(json.dumps(_played().to_dict()))
+    assert GameState.from_dict(data).to_dict() == data  # sound first
+    damage(data)
+    with pytest.raises(StateError) as info:
+        GameState.from_dict(data)
+    assert info.value.field == field, str(info.value)
+    assert text in str(info.value), str(info.value)
+
+
+def test_from_dict_checks_each_position_of_a_game_in_any_order():
+    s = _played(4, 0)
+    states = []
+    rnd = random.Random(5)
+    while s.phase != GAME_OVER and len(states) < 60:
+        apply_action(s, rnd.choice(legal_actions(s)))
+        states.append(s.to_dict())
+    for d in states[::-1] + states[::7]:  # backwards and forwards: the replay is not stale
+        assert GameState.from_dict(d).to_dict() == d
+    d = states[30]
+    d["money"][0] += 1  # every relation holds (nobody owns a property yet), the history not
+    with pytest.raises(StateError, match="'history'.*differs in \\['money'\\]"):
+        GameState.from_dict(d)
+
+
+def test_an_arranged_position_has_no_seed_and_loads_with_its_later_decisions():
+    s = B.turn_state(board=["Farm_3"], money=10, actions=3)
+    assert s.seed is None
+    B.do(s, "use Farm_3")
+    assert GameState.from_dict(s.to_dict()) == s
+    data = s.to_dict()
+    data["seed"] = 0  # the deal of seed 0 does not lead here
+    with pytest.raises(StateError, match="'history'"):
+        GameState.from_dict(data)
+    d = determinize(player_view(s, 0), 0, random.Random(3))
+    assert d.seed is None and GameState.from_dict(d.to_dict()) == d

@@ -2,7 +2,10 @@
 
 They set up a position by moving named cards from wherever they are (deck, discard, hand,
 offer board ...) to where the scenario needs them, so every card stays in exactly one place.
-They are not rules: they bypass legality on purpose, like a person arranging a table.
+They are not rules: they bypass legality on purpose, like a person arranging a table. An
+arranged table is no longer the game its seed deals, so every builder that moves cards or sets
+a value marks the state's `seed` None: `GameState.from_dict` then does not replay its history
+from a deal (the decisions taken after arranging it stay recorded).
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ def _ids(cards: Iterable[str | int]) -> list[int]:
 
 def take_card(s: GameState, c: int) -> None:
     """Remove card c from wherever it is."""
+    s.seed = None
     for known in s.known:
         if c in known:
             known.remove(c)
@@ -86,6 +90,7 @@ def set_hand(
     """Replace the seat's hand; the old hand goes to the discard piles. `known` (a subset of
     `cards`) is what the table saw that seat take face up from the offer (docs/RULES.md §10)."""
     new = _ids(cards)
+    s.seed = None
     for c in list(s.hands[seat]):
         if c not in new:
             discard_to_pile(s, c)
@@ -117,6 +122,7 @@ def put_on_board(
     filled = dict(filled or {})
     steps = dict(steps or {})
     used_ids = set(_ids(used))
+    s.seed = None
     for c in _ids(cards):
         take_card(s, c)
         s.boards[seat].append(c)
@@ -160,6 +166,7 @@ def turn_state(
 
     Other seats keep what the opening gave them (hands; empty boards)."""
     s = play_to_first_turn(GameConfig(num_players=num_players, **options), seed)
+    s.seed = None
     s.turn_i = s.order.index(seat)
     s.cur = seat
     s.phase = TURN_PHASE

@@ -42,6 +42,7 @@ from .game import (
     KIND,
     NUM_CARDS,
     PLAN_PHASE,
+    ROOM_PHASE,
     TURN_PHASE,
     UNKNOWN_PHASE,
     GameState,
@@ -71,51 +72,78 @@ def determinize(
 ) -> GameState:
     """A full GameState consistent with everything `seat` sees in `view`.
 
-    `seat` is the viewer's absolute seat (the view is relative to it). The game configuration
-    (board spaces, starting-money option) is not part of a view: it is taken from `config`, else
-    from `template` (only its `cfg` is read), else the default configuration for the player count.
+    `seat` is the viewer's absolute seat: the seat the view was made for (`view.seat`); any
+    other seat raises ValueError. The game configuration (board spaces, starting-money option)
+    is not part of a view: it is taken from `config`, else from `template` (only its `cfg` is
+    read), else the default configuration for the player count.
     """
     n = view.num_players
+    _check_seat(view, seat)
     if config is None:
         config = template.cfg if template is not None else GameConfig(num_players=n)
     if config.num_players != n:
         raise ValueError(f"config is for {config.num_players} players, the view for {n}")
+    s = _public(view, seat, config, rng)
+    _deal(s, view, seat, rng)
+    _sequencing(s, view, seat)
+    s.results = _results(view, seat)
+    return s
 
-    def ab(r: int) -> int:
-        return (seat + r) % n if r >= 0 else -1
 
-    def unrot(seq) -> list:
-        out = [None] * n
-        for r in range(n):
-            out[(seat + r) % n] = seq[r]
-        return out
+def _check_seat(view: PlayerView, seat: int) -> None:
+    n = view.num_players
+    if type(seat) is not int or not 0 <= seat < n:
+        raise ValueError(f"seat {seat!r} is not at this table; seats are 0..{n - 1}")
+    if seat != view.seat:
+        raise ValueError(
+            f"the view is seat {view.seat}'s, not seat {seat}'s: determinize a view for the "
+            f"seat it was made for (player_view(state, {seat}))"
+        )
 
+
+def _ab(seat: int, n: int, r: int) -> int:
+    """The absolute seat of relative seat `r` of `seat`'s view (-1 stays -1: nobody)."""
+    return (seat + r) % n if r >= 0 else -1
+
+
+def _unrot(seat: int, n: int, seq) -> list:
+    """A per-relative-seat sequence of `seat`'s view, indexed by absolute seat."""
+    out = [None] * n
+    for r in range(n):
+        out[(seat + r) % n] = seq[r]
+    return out
+
+
+def _public(view: PlayerView, seat: int, config: GameConfig, rng: random.Random) -> GameState:
+    """A state holding every public fact of the view (no cards dealt yet), with a fresh
+    generator state drawn from `rng`."""
+    n = view.num_players
     s = GameState.__new__(GameState)
     s.cfg = config
     s.n = n
-    s.seed = 0
+    s.seed = None  # not dealt by new_game: its history is its own (see GameState.from_dict)
     s.rng = _rng.seed_state(rng.getrandbits(63))
     s.round = view.round
     s.phase = view.phase
-    s.cur = ab(view.to_act) if view.phase != GAME_OVER else -1
-    s.start = ab(view.start_player)
-    s.money = unrot(view.money)
-    s.boards = [list(b) for b in unrot(view.boards)]
-    s.nprops = [sum(1 for c in b if KIND[c] == K_PROPERTY) for b in s.boards]
-    s.ext = unrot(view.extensions)
+    s.cur = _ab(seat, n, view.to_act) if view.phase != GAME_OVER else -1
+    s.start = _ab(seat, n, view.start_player)
+    s.money = _unrot(seat, n, view.money)
+    s.boards = [list(b) for b in _unrot(seat, n, view.boards)]
+    s.nprops = _property_counts(s, view)
+    s.ext = _unrot(seat, n, view.extensions)
     s.step = list(view.value_step)
     s.filled = list(view.filled_slots)
     s.used = list(view.used)
     s.priv = list(view.privilege_left)
     s.offer = list(view.offer)
-    s.offer_boy = [ab(r) for r in view.offer_taken_by]
+    s.offer_boy = [_ab(seat, n, r) for r in view.offer_taken_by]
     s.tokens = list(view.tokens)
     s.mods = list(view.modifiers)
     s.ext_left = view.extensions_left
     s.box = list(view.box)
     s.resolving = view.resolving
     s.using = view.using
-    s.known = [list(k) for k in unrot(view.known_hands)]
+    s.known = [list(k) for k in _unrot(seat, n, view.known_hands)]
     s.res_spend = view.resolving_spend
     s.res_addon = view.resolving_addon
     s.res_left = view.resolving_left
@@ -126,34 +154,65 @@ def determinize(
     s.history = []
     s.ledger = []
     s._legal = None
-    s.plans = unrot(view.plans)
+    s.plans = _unrot(seat, n, view.plans)
     s.blocked = list(view.blocked_plans)
     s.market_used = view.market_used
     s.opera_used = view.opera_used
     s.ext_used = view.extension_errands
-    s.unknown_used = unrot(view.unknown_used)
+    s.unknown_used = _unrot(seat, n, view.unknown_used)
     s.actions = view.actions
+    return s
 
-    # -- the cards: seen ones stay, unseen ones are dealt ----------------------------------
+
+def _property_counts(s: GameState, view: PlayerView) -> list[int]:
+    """Properties owned per seat: those on its board, and for the buyer at a make-room decision
+    the property it just bought (docs/RULES.md §4.4: the `room` decision follows the play, and
+    the buyer owns the property from the purchase on, so §5's spending limit applies to it)."""
+    counts = [sum(1 for c in b if KIND[c] == K_PROPERTY) for b in s.boards]
+    if view.phase == ROOM_PHASE and view.resolving >= 0 and KIND[view.resolving] == K_PROPERTY:
+        counts[s.cur] += 1
+    return counts
+
+
+# -- the cards: seen ones stay, unseen ones are dealt ----------------------------------------
+
+
+def _seen(view: PlayerView) -> list[bool]:
+    """Per card id: whether the viewer can see where it is."""
     seen = [False] * NUM_CARDS
-    own = list(view.hand)
-    for group in (own, *view.boards, view.discards[0], view.discards[1], view.discards[2]):
+    groups = (view.hand, *view.boards, *view.discards, view.box, *view.known_hands[1:])
+    for group in groups:
         for c in group:
             seen[c] = True
-    for c in view.discards[3]:
-        seen[c] = True
     for c in view.offer:
         if c >= 0:
             seen[c] = True
-    for c in view.box:
-        seen[c] = True
     if view.resolving >= 0:
         seen[view.resolving] = True
-    for r in range(1, n):
-        for c in view.known_hands[r]:
-            seen[c] = True
+    return seen
 
-    pool: list[int] = []  # cards in other players' hands
+
+def _deal(s: GameState, view: PlayerView, seat: int, rng: random.Random) -> None:
+    """Deal every card the viewer cannot see: the decks, the face-down discards, the special
+    deck, the joker supply and the other hands."""
+    seen = _seen(view)
+    by_deck = _deal_decks(s, view, seen, rng)
+    pool = _deal_special(s, view, seen, rng)  # cards in other players' hands
+    unseen_jokers = [j for j in JOKER_IDS if not seen[j]]
+    nj = view.jokers_in_supply
+    if nj > len(unseen_jokers):
+        raise DeterminizeError("more jokers in the supply than unseen")
+    s.jokers = unseen_jokers[:nj]
+    pool.extend(unseen_jokers[nj:])
+    _deal_hands(s, view, seat, by_deck, pool, rng)
+    s.keep_sel = list(view.keep_selected) if view.phase == KEEP_PHASE else []
+
+
+def _deal_decks(
+    s: GameState, view: PlayerView, seen: list[bool], rng: random.Random
+) -> list[list[int]]:
+    """Fill each normal deck and its face-down discards from its unseen cards; return the rest
+    of each deck's unseen cards (they are in other hands)."""
     s.decks = []
     s.discards = []
     s.hidden = list(view.hidden_discards)
@@ -171,10 +230,17 @@ def determinize(
         s.decks.append(unseen[:size])
         s.discards.append(unseen[size : size + hid] + list(view.discards[d]))
         by_deck.append(unseen[size + hid :])
+    return by_deck
 
-    # special deck: its size fixes how many of each crown tier are still in it
+
+def _deal_special(
+    s: GameState, view: PlayerView, seen: list[bool], rng: random.Random
+) -> list[int]:
+    """The special deck: its size fixes how many of each crown tier are still in it. Returns
+    the unseen specials of tiers already drawn (they are in other hands)."""
     left = view.special_deck_size
     special: list[int] = []
+    rest: list[int] = []
     for tier in reversed(_SPECIAL_TIERS):  # 3-crown at the bottom (list start)
         k = min(left, len(tier))
         left -= k
@@ -183,21 +249,26 @@ def determinize(
         if k > len(unseen):
             raise DeterminizeError("special deck larger than its unseen cards")
         special.extend(unseen[:k])
-        pool.extend(unseen[k:])
+        rest.extend(unseen[k:])
     s.special = special
+    return rest
 
-    unseen_jokers = [j for j in JOKER_IDS if not seen[j]]
-    nj = view.jokers_in_supply
-    if nj > len(unseen_jokers):
-        raise DeterminizeError("more jokers in the supply than unseen")
-    s.jokers = unseen_jokers[:nj]
-    pool.extend(unseen_jokers[nj:])
 
+def _deal_hands(
+    s: GameState,
+    view: PlayerView,
+    seat: int,
+    by_deck: list[list[int]],
+    pool: list[int],
+    rng: random.Random,
+) -> None:
+    """The other hands: their publicly known cards, then unseen cards from the pool (in the
+    keep phase, a player who has not kept yet holds 3 helpers & expenses + 3 properties)."""
+    n = view.num_players
     hands: list[list[int]] = [[] for _ in range(n)]
-    hands[seat] = own
-    others = [r for r in range(1, n)]
+    hands[seat] = list(view.hand)
+    others = list(range(1, n))
     if view.phase == KEEP_PHASE:
-        # a player who has not kept yet holds 3 helpers & expenses + 3 properties
         for r in others:
             if view.hand_sizes[r] == 6:
                 h = by_deck[_HELPERS][:3] + by_deck[_PROPERTIES][:3]
@@ -205,7 +276,7 @@ def determinize(
                     raise DeterminizeError("not enough unseen starting cards")
                 del by_deck[_HELPERS][:3]
                 del by_deck[_PROPERTIES][:3]
-                hands[ab(r)] = h
+                hands[_ab(seat, n, r)] = h
         others = [r for r in others if view.hand_sizes[r] != 6]
     for d in range(4):
         pool.extend(by_deck[d])
@@ -217,13 +288,17 @@ def determinize(
     i = 0
     for r in others:
         k = view.hand_sizes[r] - len(known[r])
-        hands[ab(r)] = list(known[r]) + pool[i : i + k]
+        hands[_ab(seat, n, r)] = list(known[r]) + pool[i : i + k]
         i += k
     s.hands = hands
-    s.keep_sel = list(view.keep_selected) if view.phase == KEEP_PHASE else []
 
-    # -- sequencing fields the view implies ------------------------------------------------
-    plans = CATALOGUE.plans[n]
+
+# -- sequencing fields the view implies ------------------------------------------------------
+
+
+def _sequencing(s: GameState, view: PlayerView, seat: int) -> None:
+    """Who decides in which order: plan, draw, errand, turn and discard positions."""
+    n = s.n
     st = s.start
     if n == 2:
         other = (st + 1) % 2
@@ -235,25 +310,33 @@ def determinize(
         s.plan_i = (len(s.blocked) if n == 2 else 0) + chosen - (view.phase == DRAW_PHASE)
     else:
         s.plan_i = len(s.plan_seq)
-    s.draw_extra = 0
-    if view.phase == DRAW_PHASE and view.draw_stage > 0:
-        cur = s.cur
-        mand = plans[s.plans[cur]].cards + sum(
-            CARDS[c].extra_draw_count for c in s.boards[cur] if CARDS[c].extra_draw == "any"
-        )
-        rest = s.draw_queue[mand:]
-        comp_total = sum(
-            CARDS[c].extra_draw_count for c in s.boards[cur] if CARDS[c].extra_draw == "companions"
-        )
-        if view.draw_stage == 1:
-            s.draw_extra = comp_total - len(rest)
-        else:
-            ev_total = sum(
-                CARDS[c].extra_draw_count for c in s.boards[cur] if CARDS[c].extra_draw == "events"
-            )
-            s.draw_extra = ev_total - sum(1 for d in rest if d == _EVENTS)
+    s.draw_extra = _draw_extra(s, view)
+    _errands_and_turns(s, view, seat)
+
+
+def _draw_extra(s: GameState, view: PlayerView) -> int:
+    """Extra blind draws left to the drawing seat once its mandatory picks are made."""
+    if view.phase != DRAW_PHASE or view.draw_stage == 0:
+        return 0
+    cur = s.cur
+    board = [CARDS[c] for c in s.boards[cur]]
+    mand = CATALOGUE.plans[s.n][s.plans[cur]].cards + sum(
+        c.extra_draw_count for c in board if c.extra_draw == "any"
+    )
+    rest = s.draw_queue[mand:]
+    if view.draw_stage == 1:
+        comp_total = sum(c.extra_draw_count for c in board if c.extra_draw == "companions")
+        return comp_total - len(rest)
+    ev_total = sum(c.extra_draw_count for c in board if c.extra_draw == "events")
+    return ev_total - sum(1 for d in rest if d == _EVENTS)
+
+
+def _errands_and_turns(s: GameState, view: PlayerView, seat: int) -> None:
+    """The turn order, the errand sequence and the positions in them and in the discards."""
+    n = s.n
+    plans = CATALOGUE.plans[n]
     if view.phase >= ERRAND_PHASE:
-        s.order = tuple(ab(r) for r in view.plan_order)
+        s.order = tuple(_ab(seat, n, r) for r in view.plan_order)
         second = tuple(p for p in s.order if plans[s.plans[p]].errand_boys >= 2)
         s.errand_seq = s.order + second
     else:
@@ -275,14 +358,17 @@ def determinize(
     else:
         s.discard_seq = ()
     s.discard_i = 0
-    if view.results is not None:
-        r = view.results
-        res = dict(r)
-        for key in ("ranks", "money", "property_value", "totals", "plan_order", "bankrupt"):
-            res[key] = unrot(r[key])
-        res["winner"] = ab(r["winner"])
-        res["ranking"] = sorted(range(n), key=lambda p: res["ranks"][p])
-        s.results = res
-    else:
-        s.results = None
-    return s
+
+
+def _results(view: PlayerView, seat: int) -> dict | None:
+    """The view's results with absolute seats (None before the end)."""
+    if view.results is None:
+        return None
+    n = view.num_players
+    r = view.results
+    res = dict(r)
+    for key in ("ranks", "money", "property_value", "totals", "plan_order", "bankrupt"):
+        res[key] = _unrot(seat, n, r[key])
+    res["winner"] = _ab(seat, n, r["winner"])
+    res["ranking"] = sorted(range(n), key=lambda p: res["ranks"][p])
+    return res

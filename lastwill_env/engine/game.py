@@ -332,7 +332,9 @@ class GameState:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> GameState:
         """The state `to_dict` wrote, validated (`lastwill_env.engine.validate`): a state the
-        rules cannot reach raises `StateError` (a ValueError) naming the field."""
+        rules cannot reach raises `StateError` (a ValueError) naming the field. A state with a
+        `seed` must be the one its `history` reaches from the deal of that seed (replayed);
+        one with seed None (arranged with the builders, or determinized) is checked without."""
         from .config import ConfigError
         from .validate import StateError, check_fields, check_state
 

@@ -12,7 +12,9 @@ Two layers, each a table, so a new state field is one entry in each:
   steps, tokens or privileges,
   the pending decision agreeing with the state (whose turn it is in which sequence, the card
   being resolved or used), the publicly known hand cards (§10) being in those hands, the
-  results being those of the final state, and a legal action existing before the end.
+  results being those of the final state, a legal action existing before the end, and last
+  the recorded `history`, replayed from the deal of `seed`, reaching this very state (skipped
+  for seed null: a position arranged by hand or determinized has no deal to replay from).
 
 A problem raises `StateError` (a `ValueError`) that names the field: "game state field
 'money': ...". Hand-made positions (`lastwill_env.engine.builders`: money and modifier tiles
@@ -59,9 +61,13 @@ from .game import (
     UNKNOWN_PHASE,
     WILD_PHASE,
     GameState,
+    IllegalActionError,
     _results,
+    apply_action,
     legal_actions,
+    new_game,
 )
+from .rng import MASK64
 
 
 class StateError(ValueError):
@@ -173,6 +179,14 @@ def optional_dict(v: Any, n: int, cfg: GameConfig) -> str | None:
     return None if v is None or isinstance(v, dict) else f"expected null or an object, got {v!r}"
 
 
+def game_seed(v: Any, n: int, cfg: GameConfig) -> str | None:
+    """A deal seed (0..2**64 - 1, as `new_game` takes), or null for a position that was not
+    dealt: arranged by hand (builders) or determinized."""
+    if v is None or (_is_int(v) and 0 <= v <= MASK64):
+        return None
+    return f"expected a game seed 0..2**64 - 1 or null, got {v!r}"
+
+
 def ledger_entry(v: Any, n: int, cfg: GameConfig) -> str | None:
     if (
         not isinstance(v, (list, tuple))
@@ -205,7 +219,7 @@ _CARDS = items(card())
 FIELDS: dict[str, Check] = {
     "n": integer(2, 5),
     "rng": integer(0, 2**64 - 1),
-    "seed": _ANY_INT,
+    "seed": game_seed,
     "round": integer(1, NUM_ROUNDS),
     "phase": integer(0, NUM_PHASES - 1),
     "cur": seat(allow_none=True),
@@ -504,6 +518,55 @@ def _results_match(s: GameState) -> str | None:
     return None
 
 
+# The last deal replayed by `_history` (one entry: config, seed, decisions, state reached, never
+# changed once stored). Loading the positions of one game in order (a viewer stepping through
+# it, a test round-tripping each position) then plays each decision once, not once per load.
+_replayed: list[tuple[GameConfig, int, list[int], GameState]] = []
+
+
+_STATE_FIELDS = tuple(k for k in GameState.__slots__ if k != "_legal")
+
+
+def _replay_from_deal(s: GameState) -> tuple[GameState, int | None]:
+    """The state `s.history` reaches from the deal of `s.seed`, and the index of the first
+    decision that is not legal there (None when every decision is)."""
+    dealt, start = None, 0
+    if _replayed:
+        cfg, seed, done, state = _replayed[0]
+        k = len(done)
+        if cfg == s.cfg and seed == s.seed and k <= len(s.history) and s.history[:k] == done:
+            dealt, start = state.clone(), k
+    if dealt is None:
+        dealt = new_game(s.cfg, s.seed)
+    for i in range(start, len(s.history)):
+        try:
+            apply_action(dealt, s.history[i])
+        except IllegalActionError:
+            return dealt, i
+    _replayed[:] = [(s.cfg, s.seed, list(s.history), dealt)]  # the caller only reads it
+    return dealt, None
+
+
+def _history(s: GameState) -> str | None:
+    """The recorded decisions, played from the deal of `seed`, reach this very state. A state
+    with seed null (arranged by hand or determinized) has no deal to replay from."""
+    if s.seed is None:
+        return None
+    dealt, bad = _replay_from_deal(s)
+    if bad is not None:
+        return (
+            f"decision {bad} ({s.history[bad]}) is not legal in the game dealt by seed "
+            f"{s.seed}; the history is not this game's"
+        )
+    differ = [k for k in _STATE_FIELDS if getattr(s, k) != getattr(dealt, k)]
+    if differ:
+        return (
+            f"the {len(s.history)} recorded decisions from the deal of seed {s.seed} lead to "
+            f"another state (it differs in {differ}); a position arranged by hand has seed null"
+        )
+    return None
+
+
 def _legal(s: GameState) -> str | None:
     if s.phase == GAME_OVER:
         return None
@@ -536,6 +599,7 @@ RELATIONS: list[tuple[str, Callable[[GameState], Any]]] = [
     ("phase", _phase),
     ("results", _results_match),
     ("phase", _legal),
+    ("history", _history),
 ]
 
 

@@ -6,7 +6,9 @@ hand sizes, deck sizes, discard piles except the face-down starting discards, th
 already seen (the box), and which offer cards went into which hand (`known_hands`: everyone
 saw them taken; a card drops out of the record when it leaves the hand). Private: the viewer's
 own hand. Nothing else: not the deck orders, not other hands, not the generator state. Relative
-seat r is absolute seat (viewer + r) % n, so the viewer is always seat 0.
+seat r is absolute seat (viewer + r) % n, so the viewer is always seat 0; `seat` is the
+viewer's absolute seat (public: every player knows where it sits), so `determinize` can refuse
+a view given for another seat.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from .game import (
 @dataclass(frozen=True, slots=True)
 class PlayerView:
     num_players: int
+    seat: int  # the viewer's absolute seat (every other seat below is relative to it)
     round: int
     phase: int
     to_act: int  # relative seat that decides now, -1 when the game is over
@@ -127,6 +130,7 @@ def player_view(s: GameState, seat: int) -> PlayerView:
     # player board (an engine invariant checked by the playout tests), so they are public.
     return PlayerView(
         num_players=n,
+        seat=seat,
         round=s.round,
         phase=s.phase,
         to_act=rel(s.cur) if s.phase != GAME_OVER else -1,
