@@ -232,7 +232,7 @@ def test_policy_panel_shows_probabilities_and_value(page, site) -> None:
     page.wait_for_selector("[data-testid=policy-value] b")
     from agents.viewer.core import analyse
 
-    a = analyse(rep, k, None, top=6)
+    a = analyse(rep, k, None, top=6, log_dir=log.parent)
     shown = page.inner_text("[data-testid=policy-value] b")
     assert float(shown) == pytest.approx(a["value"], abs=6e-4)
     rows = page.locator("[data-testid=policy-row]").all_inner_texts()
