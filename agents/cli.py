@@ -215,8 +215,13 @@ def arena(
         typer.Option("--force", help="Replace an existing --plot image or --paired-csv file."),
     ] = False,
     anchor: Annotated[
-        str, typer.Option("--anchor", help="Spec whose rating ordinal is pinned to 0.")
-    ] = "random",
+        str | None,
+        typer.Option(
+            "--anchor",
+            help="Entrant (spec or display name) whose rating ordinal is pinned to 0 "
+            "\\[default: random, when it plays].",
+        ),
+    ] = None,
     starting_money: Annotated[
         str, typer.Option("--starting-money", help="70, will-shared or will-each.")
     ] = "70",
@@ -243,6 +248,11 @@ def arena(
         fail(
             f"--players lists {len(entrants)} entrants but --num-players is {n}: give exactly "
             f"{n} specs (repeat a spec to seat it more than once)"
+        )
+    if anchor is not None and stats.anchor_spec(anchor, entrants) is None:
+        fail(
+            f"--anchor {anchor!r} is not an entrant; name one of the --players specs: "
+            f"{', '.join(dict.fromkeys(entrants))}"
         )
     sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
     try:
@@ -357,7 +367,7 @@ def arena(
 
     summary = stats.summarize(result.rows)
     seats = stats.seat_stats(result.rows)
-    ratings = stats.openskill_ratings(result.rows, anchor=anchor)
+    ratings = stats.openskill_ratings(result.rows, anchor=anchor or "random")
     paired = stats.paired_comparisons(result.rows, seed=seed)
     _print_summary(fmt, result, summary, seats, ratings, paired)
     if plot is not None:

@@ -343,6 +343,12 @@ def evaluate(
             f"could not be told apart from its copies'; give it a display name, e.g. "
             f"{spec}@me"
         )
+    if anchor is not None and anchor not in panel and not mixed:
+        raise EvalError(
+            f"the anchor {anchor!r} would play no game: it is not in the panel "
+            f"({', '.join(panel)}) and the mixed tables, where it would sit, are off; add it "
+            f"to the panel or play the mixed tables"
+        )
     for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]):
         try:  # a bad spec fails here, before any game
             build_agent(s, 0, move_time_limit, trusted=trusted).reset(0)

@@ -171,6 +171,16 @@ def seat_stats(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
+def anchor_spec(anchor: str, specs: Iterable[str]) -> str | None:
+    """The spec among `specs` that `anchor` names: the spec itself, or the one spec whose
+    display name it is; None when it names none of them."""
+    specs = list(dict.fromkeys(specs))
+    if anchor in specs:
+        return anchor
+    named = [spec for spec in specs if display_name(spec) == anchor]
+    return named[0] if len(named) == 1 else None
+
+
 def openskill_ratings(
     rows: Iterable[dict[str, Any]], anchor: str | None = "random"
 ) -> dict[str, Any]:
@@ -205,9 +215,8 @@ def openskill_ratings(
             counts[spec] += len(vals)
     shift = 0.0
     used_anchor = None
-    if anchor is not None and anchor not in ratings:  # a display name names its entrant
-        named = [spec for spec in ratings if display_name(spec) == anchor]
-        anchor = named[0] if len(named) == 1 else anchor
+    if anchor is not None:
+        anchor = anchor_spec(anchor, ratings) or anchor
     if anchor is not None and anchor in ratings:
         shift = -ratings[anchor].ordinal()
         used_anchor = anchor

@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 import math
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
+from typer.testing import CliRunner
 
 from agents.registry import make_agent
 from lastwill_env import raw_env
@@ -33,6 +35,8 @@ from lastwill_env.engine import builders as B
 from lastwill_env.engine.determinize import determinize
 from lastwill_env.engine.game import ROOM_PHASE
 from lastwill_env.single_seat import SingleSeatEnv
+from training.cli import app
+from training.config import TrainConfig, TrainConfigError
 
 
 def _raises(call, kind: type[BaseException], text: str) -> BaseException:
@@ -329,3 +333,81 @@ def test_an_arranged_position_has_no_seed_and_loads_with_its_later_decisions():
         GameState.from_dict(data)
     d = determinize(player_view(s, 0), 0, random.Random(3))
     assert d.seed is None and GameState.from_dict(d.to_dict()) == d
+
+
+# ---------------------------------------------------------------------------------------------
+# Command-line settings: the rating anchor and the prior weight
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def _refused(tmp_path: Path, argv: list[str], text: str) -> None:
+    """`lastwill ARGV` exits with code 2 and `text` on stderr, no traceback, no file changed."""
+    before = _files(tmp_path)
+    res = CliRunner().invoke(app, argv)
+    assert res.exit_code == 2, res.output
+    assert text in " ".join(res.stderr.split()), res.stderr
+    assert "Traceback" not in res.output
+    assert _files(tmp_path) == before
+
+
+REFERENCE = "ppo:agents/policies/reference.npz"  # plays over the sprinter, weight 3
+
+CLI_CASES = [
+    (
+        "arena-anchor-not-an-entrant",
+        ["arena", "--players", "random,greedy", "--games", "2", "--anchor", "nosuch"],
+        "--anchor 'nosuch' is not an entrant; name one of the --players specs: random, greedy",
+    ),
+    (
+        "eval-anchor-unknown",
+        ["eval", "greedy@me", "--panel", "random", "--games", "2", "--anchor", "nosuch"],
+        "unknown player 'nosuch'",
+    ),
+    (
+        "eval-anchor-plays-no-game",
+        ["eval", "greedy@me", "--panel", "random", "--games", "2", "--anchor", "racer"]
+        + ["--no-mixed"],
+        "the anchor 'racer' would play no game",
+    ),
+    (
+        "exploit-prior-weight-nan-with-a-policy-target",
+        ["exploit", "--target", REFERENCE, "--steps", "10", "--prior-weight", "nan"],
+        "prior_weight=nan is not allowed; use a number from 0 to 1000",
+    ),
+    (
+        "exploit-prior-weight-too-large",
+        ["exploit", "--target", "racer", "--steps", "10", "--prior", "racer"]
+        + ["--prior-weight", "1e39"],
+        "prior_weight=1e+39 is not allowed",
+    ),
+    (
+        "exploit-prior-weight-not-the-start-policy-s",
+        ["exploit", "--target", REFERENCE, "--steps", "10", "--prior-weight", "5"],
+        "plays over 'sprinter' (weight 3.0)",
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "argv", "text"), CLI_CASES, ids=[c[0] for c in CLI_CASES])
+def test_cli_refuses_settings_that_would_be_ignored(tmp_path, name, argv, text):
+    out = ["--run-dir", str(tmp_path / "run")] if argv[0] == "exploit" else []
+    out = out or ["--out", str(tmp_path / "log.jsonl")]
+    _refused(tmp_path, argv + out, text)
+
+
+def test_arena_anchor_by_display_name_pins_that_entrant(tmp_path):
+    argv = ["arena", "--players", "random@R,greedy", "--games", "2", "--anchor", "R"]
+    res = CliRunner().invoke(app, argv + ["--out", str(tmp_path / "a.jsonl"), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["ratings"]["anchor"] == "random@R"
+
+
+@pytest.mark.parametrize("weight", [math.nan, math.inf, 1e39, 1000.5, -1.0])
+def test_train_config_bounds_the_prior_weight(weight):
+    settings = {"mode": "all_seat", "prior": "racer", "prior_weight": weight}
+    with pytest.raises(TrainConfigError, match="use a number from 0 to 1000"):
+        TrainConfig.from_dict(settings)
+    assert TrainConfig.from_dict({**settings, "prior_weight": 1000.0}).prior_weight == 1000.0

@@ -60,6 +60,7 @@ CHOICES = {
     "activation": ("tanh", "relu"),
 }
 BOOLS = ("pfsp", "progress", "init_new_prior", "init_critic")
+MAX_PRIOR_WEIGHT = 1000.0
 _UNIT = "use a finite number from 0 to 1"
 # name: (lower bound, bound excluded, upper bound or None, what is allowed)
 NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
@@ -74,7 +75,9 @@ NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
     "p_bots_min": (0.0, False, 1.0, _UNIT),
     "p_bot_table": (0.0, False, 1.0, _UNIT),
     "p_bot_seat": (0.0, False, 1.0, _UNIT),
-    "prior_weight": (0.0, False, None, "use a finite non-negative number (0 with no prior)"),
+    # a logit bonus, bounded: 1000 is far past making the prior's choice certain, and the
+    # float32 logits cannot hold much larger weights (1e39 is inf there)
+    "prior_weight": (0.0, False, MAX_PRIOR_WEIGHT, "use a number from 0 to 1000 (0 with no prior)"),
     "exploiter_gate": (-1.0, False, 1.0, "use a finite number from -1 to 1"),
     "kickstart_coef": (0.0, False, None, "use a finite non-negative number (0 = off)"),
 }
