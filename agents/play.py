@@ -50,6 +50,7 @@ from lastwill_env.engine import (
     GameState,
     PlayerView,
     apply_action,
+    check_seed,
     decode,
     describe_action,
     legal_actions,
@@ -182,6 +183,10 @@ def new_play(
         raise PlayError(str(e)) from None
     if seed is None:
         seed = random.SystemRandom().randrange(1 << 31)
+    try:
+        check_seed(seed)
+    except ValueError as e:
+        raise PlayError(f"--seed: {e}") from None
     seating = list(opponents)
     seating.insert(human_seat, HUMAN)
     seeds = [derive_seed(seed, "agent", s) for s in range(n)]

@@ -357,6 +357,16 @@ REFERENCE = "ppo:agents/policies/reference.npz"  # plays over the sprinter, weig
 
 CLI_CASES = [
     (
+        "play-seed-negative",
+        ["play", "--opponents", "greedy", "--seed", "-1"],
+        "--seed: seed -1 is outside the supported range 0 to 2**64 - 1",
+    ),
+    (
+        "play-seed-too-large",
+        ["play", "--opponents", "greedy", "--seed", str(2**64)],
+        "is outside the supported range 0 to 2**64 - 1",
+    ),
+    (
         "arena-anchor-not-an-entrant",
         ["arena", "--players", "random,greedy", "--games", "2", "--anchor", "nosuch"],
         "--anchor 'nosuch' is not an entrant; name one of the --players specs: random, greedy",

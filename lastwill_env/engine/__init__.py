@@ -3,7 +3,8 @@
 Public API:
 - `GameConfig` / `make_config`: player count 2–5 and the docs/RULES.md §9 options.
 - `new_game(config, seed)`, `legal_actions(state)`, `apply_action(state, action)`,
-  `player_view(state, seat)`, `results(state)`, `replay(config, seed, actions)`.
+  `player_view(state, seat)`, `results(state)`, `replay(config, seed, actions)`; a seed is an
+  int from 0 to 2**64 - 1 (`check_seed`), an action a Python or numpy integer.
 - `GameState.clone()`, `GameState.to_dict()` / `GameState.from_dict()` (validated: a state
   the rules cannot reach raises `StateError` naming the field).
 - The action table: `ACTION_TABLE`, `NUM_ACTIONS`, `encode`, `decode`, `describe_action`.
@@ -39,6 +40,7 @@ from .game import (
     replay,
     results,
 )
+from .rng import check_seed
 from .validate import StateError
 from .view import PlayerView, player_view
 
@@ -78,4 +80,5 @@ __all__ = [
     "PlayerView",
     "player_view",
     "determinize",
+    "check_seed",
 ]
