@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import numbers
 import random
 import time
 from dataclasses import dataclass, field
@@ -357,6 +358,8 @@ def bot_step(game: PlayGame, observers: list[int] | None = None) -> tuple[int, s
     problem = None
     try:
         action = agent.act(view, list(legal))
+        if isinstance(action, bool) or not isinstance(action, numbers.Integral):
+            raise ValueError(f"action {action!r} is a {type(action).__name__}, not an integer")
         if action not in legal:
             raise ValueError(f"illegal action {action!r}")
     except AgentFault as e:

@@ -421,3 +421,23 @@ def test_train_config_bounds_the_prior_weight(weight):
     with pytest.raises(TrainConfigError, match="use a number from 0 to 1000"):
         TrainConfig.from_dict(settings)
     assert TrainConfig.from_dict({**settings, "prior_weight": 1000.0}).prior_weight == 1000.0
+
+
+@pytest.mark.parametrize("answer", [lambda a: np.float64(a), lambda a: float(a), lambda a: True])
+def test_play_refuses_a_bot_move_that_is_not_an_integer(monkeypatch, answer):
+    from agents import play as pl
+    from agents.bots import GreedyBot
+
+    monkeypatch.setattr(GreedyBot, "act", lambda self, view, legal: answer(legal[-1]))
+    game = pl.new_play(["greedy"], seed=3)
+    problems = []
+    while game.state.phase != GAME_OVER and not problems:
+        if game.state.cur == game.human_seat:
+            pl.human_step(game, legal_actions(game.state)[0])
+        else:
+            legal = legal_actions(game.state)
+            action, problem = pl.bot_step(game)
+            if problem is not None:
+                problems.append(problem)
+                assert action == legal[0]  # the seat plays the first legal action instead
+    assert problems and "not an integer" in problems[0]
