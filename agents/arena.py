@@ -483,14 +483,22 @@ def _check_header(path: Path, found: dict[str, Any] | None, wanted: dict[str, An
         raise ArenaError(
             f"{path} has no arena header line; it is not an arena log. Choose another --out."
         )
+    check_same_header(path, found, wanted, HEADER_KEYS, "tournament")
+
+
+def check_same_header(
+    path: Path | str, found: dict[str, Any], wanted: dict[str, Any], keys: Iterable[str], what: str
+) -> None:
+    """An :class:`ArenaError` naming every key of ``keys`` where a log's header differs from
+    this run's (``what``: "tournament", "evaluation")."""
     diffs = [
         f"{k}: log has {found.get(k)!r}, this run has {wanted[k]!r}"
-        for k in HEADER_KEYS
+        for k in keys
         if found.get(k) != wanted[k]
     ]
     if diffs:
         raise ArenaError(
-            f"cannot resume {path}: it records a different tournament ("
+            f"cannot resume {path}: it records a different {what} ("
             + "; ".join(diffs)
             + "). Use the same options as the original run, or choose another --out."
         )

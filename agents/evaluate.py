@@ -44,7 +44,15 @@ from typing import Any
 
 from lastwill_env.engine import GameConfig
 
-from .arena import ArenaError, GameTask, Schedule, ScheduleTasks, play_in_order, read_for_resume
+from .arena import (
+    ArenaError,
+    GameTask,
+    Schedule,
+    ScheduleTasks,
+    check_same_header,
+    play_in_order,
+    read_for_resume,
+)
 from .deals import TEST, check_deals, describe
 from .registry import (
     WorkerSetup,
@@ -472,17 +480,7 @@ def _check_log(
         return tasks[k - ends[i] + counts[i]], {"table": table.name}
 
     def check(found: dict[str, Any], not_log: str) -> None:
-        diffs = [
-            f"{k}: log has {found.get(k)!r}, this run has {header[k]!r}"
-            for k in EVAL_HEADER_KEYS
-            if found.get(k) != header[k]
-        ]
-        if diffs:
-            raise ArenaError(
-                f"cannot resume {path}: it records a different evaluation ("
-                + "; ".join(diffs)
-                + "). Use the same options as the original run, or choose another --out."
-            )
+        check_same_header(path, found, header, EVAL_HEADER_KEYS, "evaluation")
 
     try:
         _, rows, good, notes = read_for_resume(
