@@ -182,6 +182,12 @@ def _untrusted_message(spec: str, target: str) -> str:
     )
 
 
+def missing_agent_methods(obj: Any) -> list[str]:
+    """The methods of the agent protocol (`act`, `reset`) that ``obj`` (a class or an agent)
+    lacks or cannot call."""
+    return [m for m in ("act", "reset") if not callable(getattr(obj, m, None))]
+
+
 def _check_agent_class(obj: Any, spec: str, target: str) -> None:
     """A `module:Class` spec names a class with `act` and `reset` (checked before any call)."""
     if not inspect.isclass(obj):
@@ -190,7 +196,7 @@ def _check_agent_class(obj: Any, spec: str, target: str) -> None:
             f"not called; a module.path:ClassName spec names an agent class with "
             f"act(view, legal) and reset(seed) (subclass agents.base.BaseAgent)"
         )
-    missing = [m for m in ("act", "reset") if not callable(getattr(obj, m, None))]
+    missing = missing_agent_methods(obj)
     if missing:
         raise PlayerSpecError(
             f"player spec {spec!r}: class {target} is not an agent: it has no "
@@ -346,7 +352,7 @@ def make_agent(spec: str, seed: int | None = None, *, trusted: bool = False) -> 
             f"player spec {spec!r}: building the agent called sys.exit({e.code!r}); an agent "
             f"must not end the process"
         ) from None
-    missing = [m for m in ("act", "reset") if not callable(getattr(agent, m, None))]
+    missing = missing_agent_methods(agent)
     if missing:
         raise PlayerSpecError(
             f"player spec {spec!r} built {type(agent).__name__!r}, which is not an agent: it "
