@@ -1,7 +1,8 @@
 """Moving code does not change what it computes: a short all-seat run, a short single-seat (SB3)
-run and a short all-seat run over a prior with shaping and kickstarting give the same
-checkpoints, byte for byte, as the code gave when these digests were pinned; and the shipped
-reference plays the same moves (its behaviour fingerprint, `agents.fingerprint`).
+run, a short all-seat run over a prior with shaping and kickstarting, a league run with
+exploiters and a `lastwill exploit` run give the same checkpoints, byte for byte, as the code
+gave when these digests were pinned; and the shipped reference plays the same moves (its
+behaviour fingerprint, `agents.fingerprint`).
 
 A digest here changes only with a deliberate change of behaviour; then say so in the commit and
 pin the new one. The training digests depend on torch's float kernels, which differ between
@@ -10,6 +11,7 @@ CPU instruction sets, so they are pinned for the instruction set they were made 
 play and holds everywhere.
 """
 
+# ruff: noqa: E501  (the pinned digests are long strings)
 from __future__ import annotations
 
 import hashlib
@@ -62,6 +64,46 @@ PRIOR_SHAPED = {
     "snapshots/step_814.npz": "84a0a34a2ec413a09d2b6f02f628a028619986b7d9930af3ec6c27bacf8fb2cb",
     "snapshots/step_814.pt": "98e1947601989c1cdf671d4a12cdcdf55e568c81b4fee72d2b263cc2b0c25f92",
 }
+LEAGUE = {
+    "best.npz": "6eddbea76bfc78ca319b17bf202822d825545c2292fa4745b4729ebf6f2e849b",
+    "best.pt": "3da46596ea44941ad2dfb27131b67f767c8c78898b9ad07408013e8f410b41e6",
+    "checkpoints/step_0.npz": "6eddbea76bfc78ca319b17bf202822d825545c2292fa4745b4729ebf6f2e849b",
+    "checkpoints/step_0.pt": "3da46596ea44941ad2dfb27131b67f767c8c78898b9ad07408013e8f410b41e6",
+    "checkpoints/step_1473.npz": "08e94a3eb4ec1bd584478b60da14c245b56c4abdf6787b428707e1ccb830aa91",
+    "checkpoints/step_1473.pt": "96ef53987ae5501023d0318a008dfba106f0f4b53b2751316c05db801d0c02d8",
+    "checkpoints/step_617.npz": "acd0345cc2cac69d66180e2bcee176cf5a4108f5fc53dc9d557868137900ffd4",
+    "checkpoints/step_617.pt": "71826b4fc25165567321aaa163749c17e683b2cc686543ea69dd772e5280ff7f",
+    "exploiters/exploiter_1473_2p/best.npz": "459de9d6e23dd0093b6ef51aa0e4bf57a1bb43b29a968bd656b3a3bc53af355d",
+    "exploiters/exploiter_1473_2p/best.pt": "94ce40f304e1dc1cc0f471b4843138b81cab73dae7484d529e4366f818f09dd8",
+    "exploiters/exploiter_1473_2p/checkpoints/step_0.npz": "459de9d6e23dd0093b6ef51aa0e4bf57a1bb43b29a968bd656b3a3bc53af355d",
+    "exploiters/exploiter_1473_2p/checkpoints/step_0.pt": "94ce40f304e1dc1cc0f471b4843138b81cab73dae7484d529e4366f818f09dd8",
+    "exploiters/exploiter_1473_2p/checkpoints/step_344.npz": "634c0dadaa30efc7044f4a88d76fafaa8ea22ffc76dac1cfc3dc9cf88fcaefbd",
+    "exploiters/exploiter_1473_2p/checkpoints/step_344.pt": "6e47aeba82db6864febc0b57767a8aefb93b1b4a42817ff790ece8b873484a87",
+    "exploiters/exploiter_1473_2p/checkpoints/step_614.npz": "9752577cda22299ce810e2131e8ccbc2559b64d05891130779f6f89d2ce30607",
+    "exploiters/exploiter_1473_2p/checkpoints/step_614.pt": "9b3a6163298f78588a0b7e8b1ee829a25b79407c6d13ecc71fc30fef30631e9c",
+    "exploiters/exploiter_617_3p/best.npz": "3238d1c9d33abca061dc7606312d1fc2fd62f7a263bb3572f1fb18bfbb33017a",
+    "exploiters/exploiter_617_3p/best.pt": "9da07aaede830a58997d15ef3d14901a8e8ae3c0f917f5e67549aaeea1f3cf8a",
+    "exploiters/exploiter_617_3p/checkpoints/step_0.npz": "3238d1c9d33abca061dc7606312d1fc2fd62f7a263bb3572f1fb18bfbb33017a",
+    "exploiters/exploiter_617_3p/checkpoints/step_0.pt": "9da07aaede830a58997d15ef3d14901a8e8ae3c0f917f5e67549aaeea1f3cf8a",
+    "exploiters/exploiter_617_3p/checkpoints/step_291.npz": "04db85b91606d1ed9d779c6341b3f7e6a4a0671a842ed53b2c3b324cac117b02",
+    "exploiters/exploiter_617_3p/checkpoints/step_291.pt": "98fd5bfc466c037a3710063610019c79e345fed2ba9dd262e99f2d9bbd6dcabf",
+    "exploiters/exploiter_617_3p/checkpoints/step_593.npz": "e18444706512b84e21735544c46173d2ff99696e060dcc960b3574c10e00c4b4",
+    "exploiters/exploiter_617_3p/checkpoints/step_593.pt": "62291c25c8b28ce775d0fc8b68d5197a0a3a5619196ea5d6c50d47b9650eae7e",
+    "snapshots/step_1473.npz": "08e94a3eb4ec1bd584478b60da14c245b56c4abdf6787b428707e1ccb830aa91",
+    "snapshots/step_1473.pt": "96ef53987ae5501023d0318a008dfba106f0f4b53b2751316c05db801d0c02d8",
+    "snapshots/step_617.npz": "acd0345cc2cac69d66180e2bcee176cf5a4108f5fc53dc9d557868137900ffd4",
+    "snapshots/step_617.pt": "71826b4fc25165567321aaa163749c17e683b2cc686543ea69dd772e5280ff7f",
+}
+EXPLOIT = {
+    "best.npz": "52e598e536af6acf47a70f72f1912502a5d576daa813b7635d183e5b0a1e7f90",
+    "best.pt": "f25789799035c6b8cca95539bc5cdef7e67da6eb85fe473b0cd8d2d0b185a32d",
+    "checkpoints/step_0.npz": "52e598e536af6acf47a70f72f1912502a5d576daa813b7635d183e5b0a1e7f90",
+    "checkpoints/step_0.pt": "f25789799035c6b8cca95539bc5cdef7e67da6eb85fe473b0cd8d2d0b185a32d",
+    "checkpoints/step_1036.npz": "5e8af641d38dc8f24ab1a988ff15eda4627b1664f30caea619d8e3b2f620e592",
+    "checkpoints/step_1036.pt": "cfaee57db0e3af1059c53691ad5a26a9a93d4439a0fa8a58b87cbccdfe48ad6a",
+    "checkpoints/step_524.npz": "f3f6968fbb1709e6a97d7de3dfc1feaedaf86dd30ccbbb88e7a8f7194992623b",
+    "checkpoints/step_524.pt": "89406527dbbd9ebc4849bc4f7286a963b7412690aac9467dd5541de8d1ba3661",
+}
 # the reference's behaviour fingerprint (agents.fingerprint.play_fingerprint)
 REFERENCE_FINGERPRINT = "981dc28b52a42965"
 
@@ -81,7 +123,7 @@ def _digests(run_dir: Path) -> dict[str, str]:
     return {
         str(p.relative_to(run_dir)): _digest(p)
         for p in sorted(run_dir.rglob("*"))
-        if p.suffix in (".npz", ".pt", ".zip")
+        if p.is_file() and p.suffix in (".npz", ".pt", ".zip")
     }
 
 
@@ -146,6 +188,45 @@ def test_all_seat_run_with_prior_shaping_and_kickstart_is_unchanged(tmp_path: Pa
     )
     train(cfg)
     assert _digests(tmp_path) == PRIOR_SHAPED
+
+
+def test_league_run_with_exploiters_is_unchanged(tmp_path: Path):
+    _same_cpu()
+    cfg = _small(
+        tmp_path,
+        mode="all_seat",
+        n_games=4,
+        n_envs=1,
+        exploiter_every=600,
+        exploiter_steps=500,
+        exploiter_games=4,
+    )
+    train(cfg)
+    assert _digests(tmp_path) == LEAGUE
+
+
+def test_exploit_run_is_unchanged(tmp_path: Path):
+    _same_cpu()
+    from training.exploit import exploit
+
+    run = tmp_path / "x"
+    small = dict(net_arch=[16, 16], n_steps=256, batch_size=128, n_epochs=2, n_games=4)
+    rep = exploit(
+        "greedy",
+        2,
+        600,
+        run,
+        seed=3,
+        eval_games=6,
+        train_eval_games=4,
+        panel=["random"],
+        progress=False,
+        overrides={**small, "torch_threads": 1},
+    )
+    assert _digests(run) == EXPLOIT
+    assert rep["best_response"]["checkpoint"] == str(run / "checkpoints/step_1036.npz")
+    assert (rep["best_response"]["games"], rep["best_response"]["wins"]) == (6, 0)
+    assert rep["train_state"]["step"] == 1036
 
 
 def test_reference_plays_the_same_moves():
