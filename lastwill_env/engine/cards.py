@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from .config import PLAYER_COUNTS
+
 __all__ = [
     "COMPANIONS",
     "PROPERTY_TYPES",
@@ -75,7 +77,6 @@ EXTRA_DRAWS = ("", "companions", "events", "any")
 EFFECTS = ("", "breeders_fair", "wild_party")
 OFFER_CODES = ("P", "E", "H", "S", "J")
 ROUNDS = 7
-PLAYER_COUNTS = (2, 3, 4, 5)
 
 # docs/RULES.md §2
 DECK_COUNTS = {

@@ -15,12 +15,33 @@ from typing import Any
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
+# every allowed player count, smallest first: the one home of the range (docs/RULES.md §2-3)
+PLAYER_COUNTS: tuple[int, ...] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
 STARTING_MONEY_CHOICES: tuple[int | str, ...] = (70, "will-shared", "will-each")
 BOARD_SPACES_RANGE = (1, 12)
 
 
 class ConfigError(ValueError):
     """A configuration value is not allowed; the message names the value and the choices."""
+
+
+def is_player_count(n: Any) -> bool:
+    """True for an int (not a bool) in `PLAYER_COUNTS`."""
+    return isinstance(n, int) and not isinstance(n, bool) and n in PLAYER_COUNTS
+
+
+def allowed_counts() -> str:
+    """The player counts in words for an error message: "2, 3, 4 or 5"."""
+    *head, last = (str(k) for k in PLAYER_COUNTS)
+    return f"{', '.join(head)} or {last}"
+
+
+def check_player_count(n: Any, name: str = "num_players") -> int:
+    """`n` when it is an allowed player count; otherwise a `ConfigError` naming `name`, the
+    value and the choices."""
+    if not is_player_count(n):
+        raise ConfigError(f"{name}={n!r} is not allowed; choose {allowed_counts()}")
+    return n
 
 
 @dataclass(frozen=True, slots=True)
