@@ -40,6 +40,7 @@ from lastwill_env.engine import GameState, player_view
 from lastwill_env.engine.game import GAME_OVER, property_value
 
 from .policy import NumpyPolicy
+from .residual import raise_prior
 
 
 def potential(state: GameState, seat: int) -> float:
@@ -115,7 +116,7 @@ class LeafEvaluator:
         if pol.prior:
             t = time.perf_counter()
             view = player_view(state, state.cur)
-            z[list(legal).index(pol.prior_choice(view, legal))] += pol.prior_weight
+            raise_prior(z, list(legal).index(pol.prior_choice(view, legal)), pol.prior_weight)
             self.t_prior += time.perf_counter() - t
         z -= z.max()
         p = np.exp(z)

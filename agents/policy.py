@@ -38,6 +38,7 @@ from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
 from . import trust
 from .base import BaseAgent
+from .residual import raise_prior
 from .safeio import BundleError, bundle_base, verify_bundle, write_with
 
 
@@ -243,7 +244,7 @@ class NumpyPolicy:
                 raise ValueError(
                     f"this policy plays over the prior {self.prior!r}: pass the player's view"
                 )
-            z[list(legal).index(self.prior_choice(view, legal))] += self.prior_weight
+            raise_prior(z, list(legal).index(self.prior_choice(view, legal)), self.prior_weight)
         return z
 
     @property

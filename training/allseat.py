@@ -56,6 +56,7 @@ import numpy as np
 
 from agents.policy import NumpyPolicy
 from agents.registry import make_agent
+from agents.residual import raise_prior
 from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
 from lastwill_env.engine import NUM_ACTIONS, GameConfig, legal_actions, new_game, player_view
 from lastwill_env.engine.game import GAME_OVER, property_value
@@ -145,7 +146,7 @@ def _model_class():
             if prior is not None and self.prior_weight:
                 has = prior >= 0
                 bonus = torch.zeros_like(logits)
-                bonus[has, prior[has]] = self.prior_weight
+                raise_prior(bonus, (has, prior[has]), self.prior_weight)
                 logits = logits + bonus
             logits = logits.masked_fill(~masks, -1e8)
             return logits, self.value_net(hv).squeeze(-1)
@@ -580,7 +581,7 @@ class Rollout:
                     legal = legals[i]
                     if pol.prior and len(legal) > 1:  # a policy over a prior bot
                         view = player_view(g.state, g.state.cur)
-                        z[i, pol.prior_choice(view, legal)] += pol.prior_weight
+                        raise_prior(z, (i, pol.prior_choice(view, legal)), pol.prior_weight)
                     g.state.apply_action(legal[int(np.argmax(z[i, legal]))])
         return out, finished
 
