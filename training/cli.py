@@ -25,6 +25,7 @@ import typer
 from agents.cli import app, fail, note
 
 from .config import TrainConfig
+from .expert import cli as _expert_cli  # noqa: F401  (registers `lastwill expert`)
 
 __all__ = ["app"]
 

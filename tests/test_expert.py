@@ -1,0 +1,158 @@
+"""Expert iteration (`training.expert`): search self-play samples, the update, the resumable run
+and `lastwill expert`."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("torch")
+
+from typer.testing import CliRunner  # noqa: E402
+
+from agents.cli import app  # noqa: E402
+from agents.mcts import MCTSAgent  # noqa: E402
+from agents.policy import load_policy  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from training import cli as _training_cli  # noqa: E402,F401  (registers the commands)
+from training.expert import ExpertConfig, ExpertConfigError, ExpertError, expert  # noqa: E402
+from training.expert.learn import fit, target_stats  # noqa: E402
+from training.expert.selfplay import pack, play, win_chance  # noqa: E402
+
+REF = "agents/policies/reference.npz"
+
+
+def _tiny(run: Path, **over) -> ExpertConfig:
+    base = dict(
+        run_dir=str(run),
+        init_policy=REF,
+        iterations=2,
+        games=1,
+        sims=4,
+        num_players=[2],
+        player_weights=[1.0],
+        epochs=1,
+        batch_size=64,
+        eval_games=2,
+        eval_bots=["greedy"],
+        eval_num_players=[2],
+        eval_every=1,
+        progress=False,
+    )
+    base.update(over)
+    return ExpertConfig(**base)
+
+
+def test_win_chance_maps_the_zero_sum_reward():
+    assert win_chance(1.0, 3) == 1.0
+    assert win_chance(-0.5, 3) == pytest.approx(0.0)
+    assert win_chance(0.0, 2) == 0.5
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_self_play_samples_every_searched_decision(n):
+    rec = play(MCTSAgent(policy=REF, sims=3, seed=1), n, seed=7, explore=2)
+    assert rec.samples and rec.decisions > len(rec.samples)  # forced moves are not samples
+    winners = [s for s in range(n) if rec.ranks[s] == 1]
+    for s in rec.samples:
+        assert len(s.legal) > 1 and s.legal == sorted(s.legal)
+        assert sum(s.visits) == 3  # every simulation leaves the root through one action
+        assert s.result == (1.0 if s.seat in winners else -1.0 / (n - 1))
+        assert np.all(np.diff(s.idx) > 0) and np.all(s.vals != 0)
+        assert s.prior in s.legal  # the reference plays over the sprinter
+    assert {s.seat for s in rec.samples} == set(range(n))
+
+
+def test_self_play_is_a_function_of_its_seed():
+    def digest(seed):
+        data = pack(play(MCTSAgent(policy=REF, sims=3, seed=1), 2, seed=seed).samples)
+        return hashlib.sha256(b"".join(data[k].tobytes() for k in sorted(data))).hexdigest()
+
+    assert digest(5) == digest(5) != digest(6)
+
+
+def test_the_update_learns_the_search_targets():
+    import torch
+
+    from training.allseat import build_model, make_optimizer
+    from training.expert.loop import _train_config
+
+    pol, _ = load_policy(REF, need_value=True)
+    data = pack(play(MCTSAgent(policy=REF, sims=6, seed=2), 2, seed=3, explore=100).samples)
+    stats = target_stats(data)
+    assert 0.0 <= stats["disagreement"] <= 1.0 and stats["target_entropy"] >= 0.0
+    tcfg = _train_config(_tiny(Path("unused"), learning_rate=1e-3), pol)
+    torch.manual_seed(0)
+    model = build_model(tcfg, 0)
+    model.load_actor_numpy(pol, critic=True)
+    opt = make_optimizer(model, tcfg)
+    out = fit(model, opt, data, epochs=6, batch_size=64, vf_coef=1.0, rng=np.random.default_rng(0))
+    assert out["value_loss"] < out["value_loss_before"]
+    assert out["policy_loss"] < out["policy_loss_before"]
+
+
+def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
+    run = tmp_path / "run"
+    st = expert(_tiny(run))
+    assert st["iteration"] == 2 and [r["iteration"] for r in st["history"]] == [1, 2]
+    saved = json.loads((run / "state.json").read_text())
+    assert saved["iteration"] == 2 and saved["best"]["checkpoint"].startswith("checkpoints/")
+    for k in (0, 1, 2):
+        assert (run / "checkpoints" / f"iter_{k}.npz").exists()
+    side = json.loads((run / "checkpoints" / "iter_2.json").read_text())
+    assert side["config"]["reward"] == "zero_sum" and side["config"]["shaping"] == 0.0
+    assert side["trainer"] == "expert_iteration"
+    make_agent(f"ppo:{run / 'checkpoints' / 'iter_2.npz'}")  # plays without search
+    MCTSAgent(policy=str(run / "best.npz"), sims=2)  # and inside it
+    with pytest.raises(ExpertError, match="not empty"):
+        expert(_tiny(run))
+    with pytest.raises(ExpertError, match=r"settings differ .*'sims'"):
+        expert(_tiny(run, iterations=3, sims=5), resume=True)
+    st = expert(_tiny(run, iterations=3), resume=True)
+    assert st["iteration"] == 3 and len(st["history"]) == 3
+    tags = _tb_tags(run / "tb")
+    assert {"expert/policy_loss", "expert/value_loss", "expert/disagreement"} <= tags
+    assert "eval/win_rate/2p" in tags
+
+
+def _tb_tags(path: Path) -> set[str]:
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    acc = EventAccumulator(str(path))
+    acc.Reload()
+    return set(acc.Tags()["scalars"])
+
+
+def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    expert(_tiny(a, iterations=1))
+    expert(_tiny(b, iterations=1))
+    assert (a / "samples/iter_1.npz").read_bytes() == (b / "samples/iter_1.npz").read_bytes()
+
+
+@pytest.mark.parametrize(
+    "over, says",
+    [
+        ({"sims": 0}, "sims=0 is not allowed; use an integer from 1"),
+        ({"num_players": [6]}, "num_players=[6] is not allowed"),
+        ({"player_weights": [1.0, 1.0]}, "player_weights="),
+        ({"learning_rate": float("nan")}, "learning_rate=nan is not allowed"),
+        ({"eval_bots": []}, "eval_bots=[] is not allowed"),
+    ],
+)
+def test_bad_settings_are_refused_by_name(tmp_path: Path, over, says):
+    with pytest.raises(ExpertConfigError, match=says.replace("[", r"\[").replace("]", r"\]")):
+        _tiny(tmp_path, **over)
+
+
+def test_the_command_refuses_bad_input_with_exit_code_2(tmp_path: Path):
+    r = CliRunner().invoke(app, ["expert", "--run-dir", str(tmp_path / "x"), "--sims", "0"])
+    assert r.exit_code == 2 and "sims=0 is not allowed" in r.output
+    r = CliRunner().invoke(app, ["expert", "--run-dir", str(tmp_path / "y"), "--resume"])
+    assert r.exit_code == 2 and "holds no expert-iteration run" in r.output
+    r = CliRunner().invoke(app, ["expert", "--num-players", "2,x"])
+    assert r.exit_code == 2 and "comma-separated integers" in r.output

@@ -1,0 +1,118 @@
+"""`lastwill expert`: expert iteration from the command line (`training.expert.loop`).
+
+Settings come from the defaults of `ExpertConfig`, then a TOML file (`--config`, top level or
+an `[expert]` table), then the flags given. `--resume` continues the run in `--run-dir` with its
+own settings (only `--iterations` may grow).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from agents.cli import app, fail, note
+
+from .config import ExpertConfig, ExpertConfigError
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    """The settings of a TOML file (top level or an `[expert]` table), not yet validated."""
+    from training.config import TrainConfigError, read_config_file
+
+    try:
+        data = read_config_file(path)
+    except TrainConfigError as e:
+        fail(str(e))
+    data = data.get("expert", data)
+    if not isinstance(data, dict):
+        fail(f"config file {path}: [expert] must be a table of settings")
+    return dict(data)
+
+
+def _ints(name: str, text: str) -> list[int]:
+    try:
+        return [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        fail(f"--{name.replace('_', '-')} {text!r} is not allowed; give comma-separated integers")
+
+
+def _settings(config: Path | None, flags: dict[str, Any], resume: bool) -> ExpertConfig:
+    data: dict[str, Any] = {}
+    run_dir = flags.get("run_dir")
+    if resume:
+        if run_dir is None:
+            fail("--resume needs --run-dir (the run to continue)")
+        from .loop import ExpertError, _read_state
+
+        try:
+            data.update(_read_state(Path(run_dir))["config"])
+        except ExpertError as e:
+            fail(str(e))
+    if config is not None:
+        data.update(_read_toml(config))
+    for key in ("num_players", "eval_num_players"):
+        if isinstance(flags.get(key), str):
+            flags[key] = _ints(key, flags[key])
+    if isinstance(flags.get("eval_bots"), str):
+        flags["eval_bots"] = [b for b in flags["eval_bots"].split(",") if b]
+    data.update({k: v for k, v in flags.items() if v is not None})
+    if "num_players" in flags and flags["num_players"] is not None and "player_weights" not in data:
+        data["player_weights"] = [1.0] * len(flags["num_players"])
+    try:
+        return ExpertConfig.from_dict(data)
+    except ExpertConfigError as e:
+        fail(str(e))
+
+
+@app.command("expert")
+def expert_cmd(
+    run_dir: Annotated[str | None, typer.Option(help="Run directory")] = None,
+    init_policy: Annotated[
+        str | None, typer.Option(help="Start network: a policy .npz with its critic")
+    ] = None,
+    iterations: Annotated[int | None, typer.Option(help="Iterations to run in all")] = None,
+    games: Annotated[int | None, typer.Option(help="Self-play games per iteration")] = None,
+    sims: Annotated[int | None, typer.Option(help="Search simulations per decision")] = None,
+    num_players: Annotated[
+        str | None, typer.Option(help="Player counts of the self-play games, e.g. 2,3,4,5")
+    ] = None,
+    eval_bots: Annotated[str | None, typer.Option(help="Evaluation panel, e.g. sprinter")] = None,
+    eval_num_players: Annotated[
+        str | None, typer.Option(help="Evaluation counts, e.g. 2,4")
+    ] = None,
+    eval_games: Annotated[int | None, typer.Option(help="Games per evaluation table")] = None,
+    eval_every: Annotated[int | None, typer.Option(help="Iterations between evaluations")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the run")] = None,
+    config: Annotated[Path | None, typer.Option(help="TOML file of settings")] = None,
+    resume: Annotated[bool, typer.Option(help="Continue the run in --run-dir")] = False,
+) -> None:
+    """Expert iteration: the search plays itself over the network, the network learns the
+    search's choices and results, and goes back into the search."""
+    from .loop import ExpertError, expert
+
+    flags = {
+        "run_dir": run_dir,
+        "init_policy": init_policy,
+        "iterations": iterations,
+        "games": games,
+        "sims": sims,
+        "num_players": num_players,
+        "eval_bots": eval_bots,
+        "eval_num_players": eval_num_players,
+        "eval_games": eval_games,
+        "eval_every": eval_every,
+        "seed": seed,
+    }
+    cfg = _settings(config, flags, resume)
+    try:
+        st = expert(cfg, resume=resume, notify=note)
+    except (ExpertError, ExpertConfigError) as e:
+        fail(str(e))
+    best = st.get("best") or {}
+    note(
+        f"run {cfg.run_dir}: {st['iteration']} iterations; best network "
+        f"{Path(cfg.run_dir) / 'best.npz'} (iteration {best.get('iteration')}, score "
+        f"{best.get('score')})"
+    )

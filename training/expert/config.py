@@ -1,0 +1,133 @@
+"""Expert iteration's settings (`lastwill expert`), checked when made: a bad value is an
+`ExpertConfigError` that names the setting, the value and what is allowed."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field, fields
+from typing import Any
+
+from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts, is_player_count
+
+
+class ExpertConfigError(ValueError):
+    """A setting of expert iteration that is not allowed."""
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_num(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+
+
+# (setting, lowest, highest) of the integer settings
+_INTS = (
+    ("iterations", 1, 100_000),
+    ("games", 1, 100_000),
+    ("sims", 1, 100_000),
+    ("explore", 0, 10_000),
+    ("epochs", 1, 1000),
+    ("batch_size", 1, 1_000_000),
+    ("buffer", 1, 1000),
+    ("eval_every", 0, 100_000),
+    ("eval_games", 1, 1_000_000),
+    ("torch_threads", 0, 1024),
+    ("seed", 0, 2**63 - 1),
+)
+# (setting, lowest, highest) of the real-number settings
+_NUMS = (("c_puct", 0.001, 1000.0), ("learning_rate", 1e-9, 1.0), ("vf_coef", 0.0, 1000.0))
+
+
+@dataclass
+class ExpertConfig:
+    run_dir: str = "runs/expert/default"
+    # the network to improve: a policy file with its critic (the search's value)
+    init_policy: str = "agents/policies/reference.npz"
+    iterations: int = 20
+    games: int = 16  # self-play games per iteration
+    sims: int = 32  # search simulations per decision
+    c_puct: float = 1.5
+    explore: int = 8  # each seat's first decisions drawn by visits (then the most visited)
+    num_players: list[int] = field(default_factory=lambda: list(PLAYER_COUNTS))
+    player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 1.0, 1.0])
+    epochs: int = 2
+    batch_size: int = 256
+    learning_rate: float = 1e-4
+    vf_coef: float = 0.5
+    buffer: int = 4  # iterations of samples the update learns from
+    eval_every: int = 2  # iterations between evaluations (0 = only at the start and the end)
+    eval_games: int = 40
+    eval_bots: list[str] = field(default_factory=lambda: ["sprinter"])
+    eval_num_players: list[int] = field(default_factory=lambda: [2])
+    torch_threads: int = 1
+    seed: int = 0
+    progress: bool = True
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        for name, lo, hi in _INTS:
+            v = getattr(self, name)
+            if not _is_int(v) or not lo <= v <= hi:
+                raise ExpertConfigError(
+                    f"{name}={v!r} is not allowed; use an integer from {lo} to {hi}"
+                )
+        for name, lo, hi in _NUMS:
+            v = getattr(self, name)
+            if not _is_num(v) or not lo <= v <= hi:
+                raise ExpertConfigError(
+                    f"{name}={v!r} is not allowed; use a number from {lo} to {hi}"
+                )
+        self._check_counts()
+        for name in ("run_dir", "init_policy"):
+            if not isinstance(getattr(self, name), str) or not getattr(self, name):
+                raise ExpertConfigError(
+                    f"{name}={getattr(self, name)!r} is not allowed; give a path"
+                )
+        if (
+            not isinstance(self.eval_bots, list)
+            or not self.eval_bots
+            or not all(isinstance(b, str) and b for b in self.eval_bots)
+        ):
+            raise ExpertConfigError(
+                f"eval_bots={self.eval_bots!r} is not allowed; give player specs"
+            )
+
+    def _check_counts(self) -> None:
+        for name in ("num_players", "eval_num_players"):
+            v = getattr(self, name)
+            if (
+                not isinstance(v, list)
+                or not v
+                or not all(is_player_count(k) for k in v)
+                or len(set(v)) != len(v)
+            ):
+                raise ExpertConfigError(
+                    f"{name}={v!r} is not allowed; give distinct player counts, "
+                    f"each {allowed_counts()}"
+                )
+        w = self.player_weights
+        if (
+            not isinstance(w, list)
+            or len(w) != len(self.num_players)
+            or not all(_is_num(x) and x >= 0 for x in w)
+            or not sum(w) > 0
+        ):
+            raise ExpertConfigError(
+                f"player_weights={w!r} is not allowed; give {len(self.num_players)} non-negative "
+                f"numbers (one per count of num_players), not all 0"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ExpertConfig:
+        names = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - names)
+        if unknown:
+            raise ExpertConfigError(f"unknown setting(s) {unknown}; allowed: {sorted(names)}")
+        return cls(**data)

@@ -1,0 +1,120 @@
+"""Expert iteration's update: the network learns the search's visit distribution as its policy
+target and the game's final result as its value target.
+
+Loss per sample: the cross-entropy of the masked policy (its prior bot's bonus included, the
+residual rule) against the normalised visit counts, plus `vf_coef` times the squared error of
+the critic against the seat's final `zero_sum` reward (an affine map of winning,
+`training.expert.selfplay.win_chance`). Adam, minibatches, gradient norm clipped at 0.5.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from lastwill_env.engine import NUM_ACTIONS
+
+
+def _rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Start offsets of every sample's observation and legal actions in the flat arrays."""
+    obs_start = np.concatenate([[0], np.cumsum(data["obs_len"])[:-1]]).astype(np.int64)
+    leg_start = np.concatenate([[0], np.cumsum(data["legal_len"])[:-1]]).astype(np.int64)
+    return obs_start, leg_start
+
+
+def _batch(data: dict[str, np.ndarray], rows: np.ndarray, starts) -> dict[str, Any]:
+    """torch tensors of the samples `rows`: sparse observations, masks, targets, results."""
+    import torch
+
+    from training.allseat import sparse_batch
+
+    obs_start, leg_start = starts
+    obs, masks = [], np.zeros((len(rows), NUM_ACTIONS), dtype=bool)
+    target = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
+    for j, r in enumerate(rows):
+        o, k = obs_start[r], data["obs_len"][r]
+        obs.append((data["obs_idx"][o : o + k], data["obs_val"][o : o + k]))
+        s, m = leg_start[r], data["legal_len"][r]
+        legal, visits = data["legal"][s : s + m], data["visits"][s : s + m]
+        masks[j, legal] = True
+        target[j, legal] = visits / max(float(visits.sum()), 1.0)
+    idx, vals, offsets = sparse_batch(obs)
+    return {
+        "sparse": (idx, vals, offsets),
+        "masks": torch.as_tensor(masks),
+        "target": torch.as_tensor(target),
+        "prior": torch.as_tensor(data["prior"][rows]),
+        "result": torch.as_tensor(data["result"][rows]),
+    }
+
+
+def losses(model, b: dict[str, Any]):
+    """(policy cross-entropy, value squared error, agreement of the arg-maxes) of one batch."""
+    import torch
+
+    logits, values = model(*b["sparse"], b["masks"], b["prior"])
+    logp = torch.log_softmax(logits, dim=-1)
+    policy = -(b["target"] * torch.where(b["masks"], logp, 0.0)).sum(-1).mean()
+    value = ((values - b["result"]) ** 2).mean()
+    agree = (logits.argmax(-1) == b["target"].argmax(-1)).float().mean()
+    return policy, value, agree
+
+
+def fit(
+    model,
+    optimizer,
+    data: dict[str, np.ndarray],
+    epochs: int,
+    batch_size: int,
+    vf_coef: float,
+    rng: np.random.Generator,
+) -> dict[str, float]:
+    """`epochs` passes over `data` in shuffled minibatches; the mean losses of the last pass and
+    of the first minibatch before any step (how well the network knew the targets)."""
+    import torch
+
+    n = len(data["n"])
+    if n == 0:
+        raise ValueError("no samples to learn from")
+    starts = _rows(data)
+    model.train()
+    with torch.no_grad():
+        first = _batch(data, np.arange(min(n, batch_size)), starts)
+        p0, v0, a0 = losses(model, first)
+    out: dict[str, float] = {"policy_loss_before": float(p0), "value_loss_before": float(v0)}
+    out["agreement_before"] = float(a0)
+    for _ in range(epochs):
+        order = rng.permutation(n)
+        tot = np.zeros(3)
+        for lo in range(0, n, batch_size):
+            rows = order[lo : lo + batch_size]
+            policy, value, agree = losses(model, _batch(data, rows, starts))
+            loss = policy + vf_coef * value
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
+            optimizer.step()
+            tot += np.array([policy.item(), value.item(), agree.item()]) * len(rows)
+        out["policy_loss"], out["value_loss"], out["agreement"] = (tot / n).tolist()
+    model.eval()
+    return out
+
+
+def target_stats(data: dict[str, np.ndarray]) -> dict[str, float]:
+    """What the search taught: the mean entropy of its visit distributions, how often its
+    choice differed from the network's own (`net_choice`), and how far the results were from
+    the winners' share."""
+    starts = _rows(data)[1]
+    ent, differ = [], 0
+    for r in range(len(data["n"])):
+        s, m = starts[r], data["legal_len"][r]
+        v = data["visits"][s : s + m].astype(np.float64)
+        p = v / max(v.sum(), 1.0)
+        nz = p[p > 0]
+        ent.append(float(-(nz * np.log(nz)).sum()))
+        legal = data["legal"][s : s + m]
+        best = legal[int(np.argmax(v))]
+        differ += int(best != data["net_choice"][r])
+    n = max(len(ent), 1)
+    return {"target_entropy": float(np.mean(ent)) if ent else 0.0, "disagreement": differ / n}

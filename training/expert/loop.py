@@ -1,0 +1,296 @@
+"""Expert iteration's run: search self-play, learn the search, repeat with the improved network.
+
+Iteration k (1, 2, ...):
+
+1. Self-play: `games` games (player counts drawn from `num_players` / `player_weights`) in which
+   every seat plays the search player (`agents.mcts`, `sims` simulations per decision) over the
+   network of iteration k-1 (iteration 1 searches over `init_policy` itself, with its own
+   sidecar's reward settings). Every searched decision is a sample
+   (`training.expert.selfplay`), saved to `samples/iter_k.npz`.
+2. Update: the network learns the visit distributions and the final results of the last
+   `buffer` iterations' samples (`training.expert.learn`), `epochs` passes.
+3. The network is saved as `checkpoints/iter_k` (`.npz` policy with its critic, `.pt` learner
+   state, `.json` sidecar: the same checkpoint format as the all-seat trainer's, so `ppo:` and
+   `mcts:policy=` play it). Its sidecar's training config says `reward = "zero_sum"` and
+   `shaping = 0`: the critic now predicts the final result, which `win_chance` turns into a
+   chance of winning.
+4. Every `eval_every` iterations, and at the start and the end, the network alone (arg-max, no
+   search) plays the panel `eval_bots` at `eval_num_players` on validation deals
+   (`training.train.evaluate`); the best score so far is copied to `best.*`.
+
+`state.json` records the last finished iteration; `--resume` continues after it (an iteration
+interrupted part-way is played again from its own seeds, so it gives the same samples).
+TensorBoard (`tb/`): the losses before and after each update, the search's disagreement with
+the network, the entropy of its targets, self-play speed, and the panel's win rates.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.deals import derive_seed
+from agents.safeio import write_json, write_with
+
+from ..runlock import LOCK, run_lock
+from .config import ExpertConfig, ExpertConfigError
+from .learn import fit, target_stats
+from .selfplay import concat, pack, play
+
+_LOW = (1 << 52) - 1  # training deals never carry the test deals' tag bit (agents.deals)
+
+
+class ExpertError(RuntimeError):
+    """A run directory that cannot be started or resumed as asked."""
+
+
+def _say(cfg: ExpertConfig, notify: Callable[[str], None] | None, text: str) -> None:
+    if notify is not None:
+        notify(text)
+    elif cfg.progress:
+        print(text, flush=True)
+
+
+# -- the run directory ---------------------------------------------------------------------
+
+
+def _read_state(run: Path) -> dict[str, Any]:
+    path = run / "state.json"
+    if not path.is_file():
+        raise ExpertError(f"--resume: {run} holds no expert-iteration run (no state.json)")
+    try:
+        st = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ExpertError(f"cannot read the run's state {path}: {e}") from None
+    if not isinstance(st, dict) or not isinstance(st.get("iteration"), int):
+        raise ExpertError(f"{path} is not an expert-iteration state (no iteration number)")
+    return st
+
+
+def _start(run: Path, cfg: ExpertConfig, resume: bool) -> dict[str, Any]:
+    """The run's state: a new one, or the saved one when resuming (same settings but the
+    number of iterations)."""
+    if resume:
+        st = _read_state(run)
+        saved = {
+            k: v for k, v in st.get("config", {}).items() if k not in ("iterations", "progress")
+        }
+        now = {k: v for k, v in cfg.to_dict().items() if k not in ("iterations", "progress")}
+        diff = sorted(k for k in set(saved) | set(now) if saved.get(k) != now.get(k))
+        if diff:
+            raise ExpertError(
+                f"--resume: settings differ from the run's in {diff}; use the run's own"
+            )
+        st["config"] = cfg.to_dict()
+        return st
+    if run.exists() and any(p.name != LOCK for p in run.iterdir()):
+        raise ExpertError(f"{run} is not empty; choose a new run directory or pass --resume")
+    run.mkdir(parents=True, exist_ok=True)
+    return {"iteration": 0, "config": cfg.to_dict(), "best": None, "history": []}
+
+
+def _train_config(cfg: ExpertConfig, pol) -> Any:
+    """The all-seat network settings that fit the start policy (and the sidecar's config)."""
+    from training.config import TrainConfig
+
+    arch = [int(w.shape[0]) for w in pol.weights[:-1]]
+    return TrainConfig(
+        mode="all_seat",
+        run_dir=cfg.run_dir,
+        seed=cfg.seed,
+        net_arch=arch,
+        activation=pol.activation,
+        prior=pol.prior,
+        prior_weight=float(pol.prior_weight),
+        reward="zero_sum",
+        shaping=0.0,
+        learning_rate=float(cfg.learning_rate),
+        batch_size=cfg.batch_size,
+        n_epochs=cfg.epochs,
+        num_players=list(cfg.num_players),
+        player_weights=[float(w) for w in cfg.player_weights],
+        eval_bots=list(cfg.eval_bots),
+        eval_games=cfg.eval_games,
+        eval_num_players=list(cfg.eval_num_players),
+        torch_threads=cfg.torch_threads,
+        progress=False,
+    )
+
+
+def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
+    """(model, optimizer, train config): from the start policy, or from the last iteration's
+    learner state when resuming."""
+    import torch
+
+    from agents.policy import load_policy
+    from training.allseat import build_model, make_optimizer
+
+    pol, _ = load_policy(cfg.init_policy, need_value=True)
+    if not pol.has_value:
+        raise ExpertConfigError(
+            f"init_policy={cfg.init_policy!r} has no critic; the search needs one"
+        )
+    tcfg = _train_config(cfg, pol)
+    model = build_model(tcfg, cfg.seed)
+    model.load_actor_numpy(pol, critic=True)
+    opt = make_optimizer(model, tcfg)
+    if st["iteration"] > 0:
+        learner = torch.load(_ckpt(run, st["iteration"]).with_suffix(".pt"), weights_only=True)
+        model.load_state_dict(learner["model"])
+        opt.load_state_dict(learner["optimizer"])
+    model.eval()
+    return model, opt, tcfg
+
+
+def _ckpt(run: Path, it: int) -> Path:
+    return run / "checkpoints" / f"iter_{it}.npz"
+
+
+def _save(run: Path, it: int, model, opt, tcfg, cfg: ExpertConfig) -> Path:
+    from training.allseat_train import save_checkpoint
+
+    path = _ckpt(run, it)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    extra = {"trainer": "expert_iteration", "iteration": it, "expert": cfg.to_dict()}
+    return save_checkpoint(model, opt, path, tcfg, it, extra)
+
+
+# -- one iteration ---------------------------------------------------------------------------
+
+
+def _searcher(cfg: ExpertConfig, run: Path, it: int):
+    from agents.mcts import MCTSAgent
+
+    path = cfg.init_policy if it == 1 else str(_ckpt(run, it - 1))
+    return MCTSAgent(policy=path, sims=cfg.sims, c_puct=cfg.c_puct, seed=cfg.seed)
+
+
+def self_play(
+    cfg: ExpertConfig, run: Path, it: int
+) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """Iteration `it`'s games as packed samples, and what they cost."""
+    searcher = _searcher(cfg, run, it)
+    rng = random.Random(derive_seed(cfg.seed, "expert", it, "counts"))
+    t0, samples, sims = time.perf_counter(), [], 0
+    for g in range(cfg.games):
+        n = rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+        rec = play(searcher, n, derive_seed(cfg.seed, "expert", it, g) & _LOW, cfg.explore)
+        samples.extend(rec.samples)
+        sims += rec.sims
+    seconds = time.perf_counter() - t0
+    data = pack(samples)
+    return data, {
+        "samples": len(samples),
+        "games_per_s": cfg.games / seconds,
+        "sims_per_s": sims / seconds,
+        "seconds": seconds,
+    }
+
+
+def _save_samples(run: Path, it: int, data: dict[str, np.ndarray]) -> None:
+    def writer(tmp: Path) -> None:
+        with open(tmp, "wb") as f:
+            np.savez(f, **data)
+
+    write_with(run / "samples" / f"iter_{it}.npz", writer)
+
+
+def _buffer(run: Path, it: int, keep: int) -> dict[str, np.ndarray]:
+    parts = []
+    for k in range(max(1, it - keep + 1), it + 1):
+        with np.load(run / "samples" / f"iter_{k}.npz") as z:
+            parts.append({name: z[name] for name in z.files})
+    return concat(parts)
+
+
+# -- evaluation and the run ------------------------------------------------------------------
+
+
+def _evaluate(run: Path, it: int, tcfg, st: dict[str, Any]) -> dict[str, float]:
+    from training import checkpoint as ckpt_io
+    from training.train import evaluate
+
+    ev = evaluate(_ckpt(run, it), tcfg, it, out=run / "eval" / f"iter_{it}.jsonl")
+    scores = {f"eval/win_rate/{n}p": float(v["mean_win_rate"]) for n, v in ev["by_players"].items()}
+    scores["eval/score"] = float(ev["score"])
+    best = st.get("best")
+    if best is None or ev["score"] > best["score"]:
+        ckpt_io.promote_best(_ckpt(run, it), run / "best")
+        st["best"] = {
+            "iteration": it,
+            "score": float(ev["score"]),
+            "checkpoint": f"checkpoints/iter_{it}.npz",
+        }
+    return scores
+
+
+def _due(cfg: ExpertConfig, it: int) -> bool:
+    return it == cfg.iterations or (cfg.eval_every > 0 and it % cfg.eval_every == 0)
+
+
+def _iteration(cfg, run, it, model, opt, tcfg, st, writer, notify) -> None:
+    data, speed = self_play(cfg, run, it)
+    _save_samples(run, it, data)
+    taught = target_stats(data)
+    rng = np.random.default_rng(derive_seed(cfg.seed, "expert", it, "update"))
+    fitted = fit(
+        model, opt, _buffer(run, it, cfg.buffer), cfg.epochs, cfg.batch_size, cfg.vf_coef, rng
+    )
+    _save(run, it, model, opt, tcfg, cfg)
+    row = {"iteration": it, **speed, **taught, **fitted}
+    if _due(cfg, it):
+        (run / "eval").mkdir(exist_ok=True)
+        row.update(_evaluate(run, it, tcfg, st))
+    for k, v in row.items():
+        if k != "iteration" and isinstance(v, (int, float)):
+            writer.add_scalar(k if "/" in k else f"expert/{k}", v, it)
+    writer.flush()
+    st["iteration"] = it
+    st["history"].append(row)
+    write_json(run / "state.json", st)
+    _say(cfg, notify, _line(row))
+
+
+def _line(row: dict[str, Any]) -> str:
+    ev = ", ".join(f"{k[5:]} {v:.3f}" for k, v in row.items() if k.startswith("eval/"))
+    return (
+        f"iteration {row['iteration']}: {row['samples']} samples, {row['sims_per_s']:.0f} sims/s, "
+        f"policy loss {row['policy_loss_before']:.3f} -> {row['policy_loss']:.3f}, value loss "
+        f"{row['value_loss_before']:.3f} -> {row['value_loss']:.3f}, search differs from the "
+        f"network at {row['disagreement']:.0%}" + (f"; {ev}" if ev else "")
+    )
+
+
+def expert(
+    cfg: ExpertConfig, resume: bool = False, notify: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """Run (or with `resume`, continue) expert iteration in `cfg.run_dir` (module docstring);
+    returns the run's state."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    run = Path(cfg.run_dir)
+    if cfg.torch_threads:
+        torch.set_num_threads(cfg.torch_threads)
+    with run_lock(run):
+        st = _start(run, cfg, resume)
+        model, opt, tcfg = _network(cfg, st, run)
+        writer = SummaryWriter(str(run / "tb"))
+        try:
+            if st["iteration"] == 0 and not (run / "checkpoints" / "iter_0.json").exists():
+                _save(run, 0, model, opt, tcfg, cfg)
+                (run / "eval").mkdir(exist_ok=True)
+                for k, v in _evaluate(run, 0, tcfg, st).items():
+                    writer.add_scalar(k, v, 0)
+                write_json(run / "state.json", st)
+            for it in range(st["iteration"] + 1, cfg.iterations + 1):
+                _iteration(cfg, run, it, model, opt, tcfg, st, writer, notify)
+        finally:
+            writer.close()
+    return st

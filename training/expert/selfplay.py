@@ -1,0 +1,138 @@
+"""Expert iteration's games: every seat plays the search player (`agents.mcts`) over the current
+network, and every searched decision becomes a training sample.
+
+At each decision with more than one legal action the seat to act runs the search from its own
+`PlayerView` (the search never sees hidden cards). The sample holds that seat's observation
+(sparse: indices and values of `encode_state`, the one the network reads), the legal actions,
+the search's visit distribution over them (the policy target), the prior bot's choice when the
+network plays over one (the residual rule, `agents.residual`) and, once the game is over, the
+seat's final result (the value target): `zero_sum` reward, +1 for the winner and -1/(n-1) for
+the others, an affine map of winning (`win_chance`).
+
+Exploration: for a seat's first `explore` decisions of a game the move is drawn with
+probability proportional to the visits (temperature 1); later the most visited move is played,
+as the search player plays. Every draw comes from the game's own seeded generator, so a game is
+a function of (network, settings, seed).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
+from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view
+from lastwill_env.engine.game import GAME_OVER
+
+
+def win_chance(value: float, n: int) -> float:
+    """A `zero_sum` reward estimate as a chance of winning at `n` players (the reward is
+    ``win * n/(n-1) - 1/(n-1)``)."""
+    return ((n - 1) * value + 1.0) / n
+
+
+@dataclass
+class Sample:
+    """One searched decision."""
+
+    n: int
+    seat: int
+    idx: np.ndarray  # sparse observation: indices ...
+    vals: np.ndarray  # ... and values
+    legal: list[int]
+    visits: list[int]  # per legal action, in `legal`'s order
+    prior: int  # the prior bot's choice (-1 without a prior)
+    net_choice: int  # the network's own arg-max (its priors), to measure disagreement
+    result: float = 0.0  # the seat's final reward, set when the game ends
+
+
+@dataclass
+class GameRecord:
+    n: int
+    seed: int
+    samples: list[Sample] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)
+    decisions: int = 0  # every decision, forced ones included
+    sims: int = 0
+
+
+def _observe(state, seat: int, buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    encode_state(state, seat, buf)
+    idx = np.flatnonzero(buf)
+    return idx.astype(np.int64), buf[idx].astype(np.float32)
+
+
+def _pick(legal: list[int], visits: list[int], explore: bool, rng: random.Random) -> int:
+    if explore and sum(visits) > 0:
+        return rng.choices(legal, weights=visits)[0]
+    best = max(range(len(legal)), key=lambda i: (visits[i], -legal[i]))
+    return legal[best]
+
+
+def play(searcher: Any, n: int, seed: int, explore: int = 8) -> GameRecord:
+    """One self-play game at `n` players from deal `seed`; `searcher` is an `MCTSAgent` whose
+    random stream is reseeded from `seed` (the game's search is reproducible)."""
+    rng = random.Random(seed)
+    searcher.rng.seed(seed ^ 0x5EA5C4)
+    pol = searcher.evaluator.policy
+    state = new_game(GameConfig(num_players=n), seed)
+    rec = GameRecord(n=n, seed=seed)
+    buf = np.zeros(OBS_SIZE, dtype=np.float32)
+    seen = [0] * n
+    while state.phase != GAME_OVER:
+        legal = sorted(legal_actions(state))
+        rec.decisions += 1
+        if len(legal) == 1:
+            state.apply_action(legal[0])
+            continue
+        seat = state.cur
+        view = player_view(state, seat)
+        root = searcher.search(view)
+        rec.sims += searcher._sims_done
+        visits = [root.edge_n.get(a, 0) for a in legal]
+        prior = pol.prior_choice(view, legal) if pol.prior else None
+        idx, vals = _observe(state, seat, buf)
+        net = max(legal, key=lambda a: (root.prior.get(a, 0.0), -a))
+        rec.samples.append(
+            Sample(n, seat, idx, vals, legal, visits, -1 if prior is None else prior, net)
+        )
+        state.apply_action(_pick(legal, visits, seen[seat] < explore, rng))
+        seen[seat] += 1
+    rec.ranks = list(state.results["ranks"])
+    rewards = terminal_rewards(rec.ranks, "zero_sum")
+    for s in rec.samples:
+        s.result = rewards[s.seat]
+    return rec
+
+
+def pack(samples: list[Sample]) -> dict[str, np.ndarray]:
+    """Samples as flat arrays (for a `.npz` on disk and for the update)."""
+    lens = np.array([len(s.idx) for s in samples], dtype=np.int64)
+    nleg = np.array([len(s.legal) for s in samples], dtype=np.int64)
+
+    def cat(xs, dtype):
+        return np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype)
+
+    return {
+        "n": np.array([s.n for s in samples], dtype=np.int64),
+        "seat": np.array([s.seat for s in samples], dtype=np.int64),
+        "obs_len": lens,
+        "obs_idx": cat([s.idx for s in samples], np.int64),
+        "obs_val": cat([s.vals for s in samples], np.float32),
+        "legal_len": nleg,
+        "legal": cat([np.asarray(s.legal) for s in samples], np.int64),
+        "visits": cat([np.asarray(s.visits) for s in samples], np.float32),
+        "prior": np.array([s.prior for s in samples], dtype=np.int64),
+        "net_choice": np.array([s.net_choice for s in samples], dtype=np.int64),
+        "result": np.array([s.result for s in samples], dtype=np.float32),
+    }
+
+
+def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Packed sample sets joined into one."""
+    if not parts:
+        return pack([])
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
