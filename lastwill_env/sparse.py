@@ -1,0 +1,437 @@
+"""The observation writer: one seat's observation as sparse `(indices, values)`.
+
+An observation (layout: `lastwill_env.obs_layout`) has 4,285 entries of which about a hundred
+are non-zero. This module writes only those, straight from the game state
+(`encode_state_sparse(state, seat)`) or from a `PlayerView` (`encode_observation_sparse(view)`):
+`indices` is an ascending `np.intp` array, `values` the matching `float32` array, and no value is
+zero. The dense vector of `lastwill_env.encoding` is `out[indices] = values` over zeros, so both
+forms always agree: `indices == np.flatnonzero(dense)` and `values == dense[indices]`.
+
+Each piece group has its own short writer. The writers append to two lists in ascending index
+order (the layout order, card ids sorted inside a piece), so no sort of the result is needed.
+The state path reads only what `player_view(state, seat)` would show (docs/RULES.md §10): public
+data and the seat's own hand, its keep choices only when it is the one keeping.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from .engine import CATALOGUE
+from .engine.game import (
+    BREED_PHASE,
+    DRAW_PHASE,
+    ERRAND_PHASE,
+    GAME_OVER,
+    NUM_CARDS,
+    TURN_PHASE,
+    UNKNOWN_PHASE,
+)
+from .obs_layout import OBS_HIGH, OBS_LOW, OBS_OFFSETS, SEAT_BLOCK, SEAT_OFFSETS
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from .engine import GameState, PlayerView
+
+__all__ = ["encode_state_sparse", "encode_observation_sparse"]
+
+_O = OBS_OFFSETS
+_NP, _ROUND, _FINAL, _PHASE = _O["num_players"], _O["round"], _O["final_round"], _O["phase"]
+_TO_ACT, _START, _ACTIONS = _O["to_act"], _O["start_player"], _O["actions_left"]
+_RES_CARD, _RES_ADDON = _O["resolving_card"], _O["resolving_addon"]
+_RES_SPEND, _RES_LEFT = _O["resolving_spend"], _O["resolving_left"]
+_DRAWS_LEFT, _DRAW_STAGE, _DRAW_QUEUE = _O["draws_left"], _O["draw_stage"], _O["draw_queue"]
+_SEAT0 = _O["seat0.present"]
+_S_PLAN, _S_ORDER = SEAT_OFFSETS["plan"], SEAT_OFFSETS["order"]
+_S_BOYS, _S_UNKNOWN = SEAT_OFFSETS["errand_boys_left"], SEAT_OFFSETS["unknown_used"]
+_BOARD0, _USED, _FILLED = _O["board0"], _O["card_used"], _O["card_filled_slots"]
+_STEP, _PRIV, _HAND, _KEEP = (
+    _O["card_value_step"],
+    _O["card_privilege_left"],
+    _O["own_hand"],
+    _O["keep_selected"],
+)
+_OFFER0, _OFFER_TAKEN = _O["offer0"], _O["offer_taken_by"]
+_MODS, _TOKENS, _EXT_LEFT = _O["modifiers"], _O["tokens"], _O["extensions_left"]
+_DECKS, _SPECIAL, _DISCARDS = _O["deck_sizes"], _O["special_deck_size"], _O["discards"]
+_HIDDEN, _BOX, _JOKERS = _O["hidden_discards"], _O["box"], _O["jokers_in_supply"]
+_MARKET, _OPERA, _EXT_ERR = _O["market_used"], _O["opera_used"], _O["extension_errands"]
+_BLOCKED, _USING, _KNOWN0 = _O["blocked_plans"], _O["using_card"], _O["known_hand0"]
+_SEATS = 5  # seat blocks and the offer_taken_by one-hots, whatever the player count
+_ACTION_PHASES = frozenset(range(TURN_PHASE, BREED_PHASE + 1))
+
+
+def _clip(x: float) -> float:
+    return OBS_HIGH if x > OBS_HIGH else (OBS_LOW if x < OBS_LOW else x)
+
+
+def _cards(on: list[int], base: int, cards: Sequence[int]) -> None:
+    """A multi-hot run: ones at `base + c` for the cards."""
+    on += [base + c for c in cards]
+
+
+def _head(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
+    n: int,
+    rnd: int,
+    final: bool,
+    phase: int,
+    to_act: int,
+    start: int,
+    actions: int,
+) -> None:
+    """num_players, round, final_round, phase, to_act, start_player, actions_left."""
+    on += (_NP + n - 2, _ROUND + rnd - 1)
+    if final:
+        on.append(_FINAL)
+    on.append(_PHASE + phase)
+    if to_act >= 0:
+        on.append(_TO_ACT + to_act)
+    on.append(_START + start)
+    if actions:
+        ix.append(_ACTIONS)
+        vx.append(actions * 0.1)
+
+
+def _resolving(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
+    phase: int,
+    card: int,
+    addon: int,
+    spend: int,
+    left: int,
+    draws_left: int,
+    draw_stage: int,
+    draw_queue: Sequence[int],
+) -> None:
+    """resolving_card .. draw_queue: the card being played and the pending blind draw."""
+    if card >= 0:
+        on.append(_RES_CARD + card)
+    if addon:
+        ix.append(_RES_ADDON)
+        vx.append(addon * 0.25)
+    if spend:
+        ix.append(_RES_SPEND)
+        vx.append(_clip(spend * 0.01))
+    if left:
+        ix.append(_RES_LEFT)
+        vx.append(left * 0.25)
+    if draws_left:
+        ix.append(_DRAWS_LEFT)
+        vx.append(draws_left * 0.125)
+    if phase == DRAW_PHASE:
+        on.append(_DRAW_STAGE + draw_stage)
+    if draw_queue:
+        for d in range(4):
+            k = draw_queue.count(d)
+            if k:
+                ix.append(_DRAW_QUEUE + d)
+                vx.append(k * 0.125)
+
+
+def _seats(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
+    n: int,
+    money: Sequence[int],
+    hand_sizes: Sequence[int],
+    ext: Sequence[int],
+    boards: Sequence[Sequence[int]],
+    plans: Sequence[int],
+    order_pos: Sequence[int],
+    boys: Sequence[int],
+    unknown: Sequence[bool],
+) -> None:
+    """The seat blocks of relative seats 0..n-1 (`order_pos[r]`: r's place in the plan order,
+    -1 before it is known)."""
+    for r in range(n):
+        b = _SEAT0 + r * SEAT_BLOCK
+        on.append(b)  # present
+        m, h, e, k = money[r], hand_sizes[r], ext[r], len(boards[r])
+        if m:
+            ix.append(b + 1)
+            vx.append(_clip(m * 0.01))
+        if h:
+            ix.append(b + 2)
+            vx.append(h * 0.1)
+        if e:
+            ix.append(b + 3)
+            vx.append(e * 0.25)
+        if k:
+            ix.append(b + 4)
+            vx.append(k * 0.1)
+        if plans[r] >= 0:
+            on.append(b + _S_PLAN + plans[r])
+        if order_pos[r] >= 0:
+            on.append(b + _S_ORDER + order_pos[r])
+        if boys[r]:
+            ix.append(b + _S_BOYS)
+            vx.append(boys[r] * 0.5)
+        if unknown[r]:
+            on.append(b + _S_UNKNOWN)
+
+
+def _boards(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
+    n: int,
+    boards: Sequence[Sequence[int]],
+    used: Sequence[int],
+    filled: Sequence[int],
+    step: Sequence[int],
+    priv: Sequence[int],
+) -> None:
+    """board0..4, then card_used, card_filled_slots, card_value_step, card_privilege_left
+    (read at board cards only: the engine keeps them zero elsewhere)."""
+    on_board: list[int] = []
+    for r in range(n):
+        board = boards[r]
+        if board:
+            _cards(on, _BOARD0 + r * NUM_CARDS, board)
+            on_board += board
+    for c in on_board:
+        if used[c]:
+            on.append(_USED + c)
+        if filled[c]:
+            ix.append(_FILLED + c)
+            vx.append(filled[c] / 3.0)
+        if step[c]:
+            ix.append(_STEP + c)
+            vx.append(step[c] * 0.2)
+        if priv[c]:
+            ix.append(_PRIV + c)
+            vx.append(priv[c] * 0.5)
+
+
+def _offers(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
+    offer: Sequence[int],
+    taken_by: Sequence[int],
+) -> None:
+    """offer0..8 (one card each, or none) and offer_taken_by (relative seats)."""
+    for i, c in enumerate(offer):
+        if c >= 0:
+            on.append(_OFFER0 + i * NUM_CARDS + c)
+    for i, r in enumerate(taken_by):
+        if r >= 0:
+            on.append(_OFFER_TAKEN + i * _SEATS + r)
+
+
+def _supply(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
+    mods: Sequence[int],
+    tokens: Sequence[int],
+    ext_left: int,
+    deck_sizes: Sequence[int],
+    special: int,
+) -> None:
+    """modifiers, tokens, extensions_left, deck_sizes, special_deck_size."""
+    for k, m in enumerate(mods):
+        if m:
+            ix.append(_MODS + k)
+            vx.append(m / 3.0)
+    for k, t in enumerate(tokens):
+        if t:
+            ix.append(_TOKENS + k)
+            vx.append(t * 0.1)
+    if ext_left:
+        ix.append(_EXT_LEFT)
+        vx.append(ext_left / 12.0)
+    for k, d in enumerate(deck_sizes):
+        if d:
+            ix.append(_DECKS + k)
+            vx.append(d * 0.025)
+    if special:
+        ix.append(_SPECIAL)
+        vx.append(special / 17.0)
+
+
+def _piles(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
+    face_up: Sequence[int],
+    hidden: Sequence[int],
+    box: Sequence[int],
+    jokers: int,
+) -> None:
+    """discards (face-up cards of all four piles), hidden_discards, box, jokers_in_supply."""
+    _cards(on, _DISCARDS, face_up)
+    for k, h in enumerate(hidden):
+        if h:
+            ix.append(_HIDDEN + k)
+            vx.append(h * 0.05)
+    _cards(on, _BOX, box)
+    if jokers:
+        ix.append(_JOKERS)
+        vx.append(jokers * 0.5)
+
+
+def _errands(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
+    market: bool,
+    opera: bool,
+    ext_used: int,
+    blocked: Sequence[int],
+    using: int,
+) -> None:
+    """market_used, opera_used, extension_errands, blocked_plans, using_card."""
+    if market:
+        on.append(_MARKET)
+    if opera:
+        on.append(_OPERA)
+    if ext_used:
+        ix.append(_EXT_ERR)
+        vx.append(ext_used * 0.5)
+    _cards(on, _BLOCKED, blocked)
+    if using >= 0:
+        on.append(_USING + using)
+
+
+def _known(on: list[int], n: int, known: Sequence[Sequence[int]]) -> None:
+    """known_hand0..4: the offer cards each relative seat took and still holds (public)."""
+    for r in range(n):
+        if known[r]:
+            _cards(on, _KNOWN0 + r * NUM_CARDS, known[r])
+
+
+def _result(on: list[int], ix: list[int], vx: list[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The ones `on` and the values `vx` at `ix`, merged in ascending index order."""
+    k = len(on)
+    on += ix
+    idx = np.array(on, dtype=np.intp)
+    vals = np.empty(len(on), dtype=np.float32)
+    vals[:k] = 1.0
+    vals[k:] = vx
+    order = idx.argsort()
+    return idx[order], vals[order]
+
+
+# ---------------------------------------------------------------------------------------------
+# Entry points
+
+
+def encode_observation_sparse(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
+    """The observation of a `PlayerView` as `(indices, values)` (see the module docstring)."""
+    v = view
+    n = v.num_players
+    on: list[int] = []
+    ix: list[int] = []
+    vx: list[float] = []
+    _head(on, ix, vx, n, v.round, v.final_round, v.phase, v.to_act, v.start_player, v.actions)
+    _resolving(
+        on,
+        ix,
+        vx,
+        v.phase,
+        v.resolving,
+        v.resolving_addon,
+        v.resolving_spend,
+        v.resolving_left,
+        v.draws_left,
+        v.draw_stage,
+        v.draw_queue,
+    )
+    order_pos = [-1] * n
+    for i, r in enumerate(v.plan_order):
+        order_pos[r] = i
+    money, sizes, ext, boards = v.money, v.hand_sizes, v.extensions, v.boards
+    boys, unknown = v.errand_boys_left, v.unknown_used
+    _seats(on, ix, vx, n, money, sizes, ext, boards, v.plans, order_pos, boys, unknown)
+    _boards(on, ix, vx, n, boards, v.used, v.filled_slots, v.value_step, v.privilege_left)
+    _cards(on, _HAND, v.hand)
+    _cards(on, _KEEP, v.keep_selected)
+    _offers(on, ix, vx, v.offer, v.offer_taken_by)
+    _supply(on, ix, vx, v.modifiers, v.tokens, v.extensions_left, v.deck_sizes, v.special_deck_size)
+    face_up = [c for pile in v.discards for c in pile]
+    _piles(on, ix, vx, face_up, v.hidden_discards, v.box, v.jokers_in_supply)
+    _errands(on, ix, vx, v.market_used, v.opera_used, v.extension_errands, v.blocked_plans, v.using)
+    _known(on, n, v.known_hands)
+    return _result(on, ix, vx)
+
+
+def _boys_left(s: GameState, seat: int, plans: Sequence[int]) -> list[int]:
+    """Errand boys still to place per relative seat (as `player_view` computes them)."""
+    n, phase = s.n, s.phase
+    if ERRAND_PHASE <= phase <= UNKNOWN_PHASE:  # errands (and the market / unknown card)
+        rest = s.errand_seq[s.errand_i :]
+        return [rest.count((seat + r) % n) for r in range(n)]
+    if phase < ERRAND_PHASE:  # planning: the chosen plans' errand boys
+        table = CATALOGUE.plans[n]
+        return [table[p].errand_boys if p >= 0 else 0 for p in plans]
+    return [0] * n
+
+
+def _rotated(s: GameState, seat: int) -> tuple[list, ...]:
+    """The per-seat lists of the state, seen from `seat` (relative seat 0 first)."""
+    if not seat:
+        return s.money, s.boards, s.ext, s.plans, s.unknown_used, s.hands, s.known
+    return (
+        s.money[seat:] + s.money[:seat],
+        s.boards[seat:] + s.boards[:seat],
+        s.ext[seat:] + s.ext[:seat],
+        s.plans[seat:] + s.plans[:seat],
+        s.unknown_used[seat:] + s.unknown_used[:seat],
+        s.hands[seat:] + s.hands[:seat],
+        s.known[seat:] + s.known[:seat],
+    )
+
+
+def encode_state_sparse(state: GameState, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """The observation of `seat` as `(indices, values)`, read straight from the state: the same
+    as `encode_observation_sparse(player_view(state, seat))` without building the view."""
+    s = state
+    n, phase = s.n, s.phase
+    money, boards, ext, plans, unknown, hands, known = _rotated(s, seat)
+    on: list[int] = []
+    ix: list[int] = []
+    vx: list[float] = []
+    to_act = (s.cur - seat) % n if phase != GAME_OVER else -1
+    actions = s.actions if phase in _ACTION_PHASES else 0
+    _head(on, ix, vx, n, s.round, s.final, phase, to_act, (s.start - seat) % n, actions)
+    _resolving(
+        on,
+        ix,
+        vx,
+        phase,
+        s.resolving,
+        s.res_addon,
+        s.res_spend,
+        s.res_left,
+        s.draw_mand,
+        s.draw_stage,
+        s.draw_queue,
+    )
+    order_pos = [-1] * n
+    if phase >= ERRAND_PHASE:
+        for i, p in enumerate(s.order):
+            order_pos[(p - seat) % n] = i
+    sizes = [len(h) for h in hands]
+    boys = _boys_left(s, seat, plans)
+    _seats(on, ix, vx, n, money, sizes, ext, boards, plans, order_pos, boys, unknown)
+    _boards(on, ix, vx, n, boards, s.used, s.filled, s.step, s.priv)
+    _cards(on, _HAND, s.hands[seat])
+    _cards(on, _KEEP, s.keep_sel if s.cur == seat else ())
+    _offers(on, ix, vx, s.offer, [(p - seat) % n if p >= 0 else -1 for p in s.offer_boy])
+    _supply(on, ix, vx, s.mods, s.tokens, s.ext_left, [len(d) for d in s.decks], len(s.special))
+    hidden = s.hidden
+    face_up = [c for d, pile in enumerate(s.discards) for c in pile[hidden[d] :]]
+    _piles(on, ix, vx, face_up, hidden, s.box, len(s.jokers))
+    _errands(on, ix, vx, s.market_used, s.opera_used, s.ext_used, s.blocked, s.using)
+    _known(on, n, known)
+    return _result(on, ix, vx)
