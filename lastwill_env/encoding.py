@@ -18,7 +18,7 @@ indices ascending, values float32 and non-zero. Two readers feed it:
 - `encode_state(state, seat)` / `encode_state_sparse(state, seat)` read the `GameState`
   directly, reading only what `player_view(state, seat)` would show. They skip building the view
   (whose per-card tuples cost more than the whole engine step); the environments use them.
-The dense vector is the sparse one scattered over zeros (`out[indices] = values`), so
+The dense vector is the writer's entries scattered over zeros, so
 `np.flatnonzero(encode_state(s, p))` is the sparse form's `indices`. Consumers that only read the
 non-zero entries (the first layer of a network) should take the sparse form. Tests check on
 random playouts that all four agree for every seat and step, and that hidden information of
@@ -56,7 +56,13 @@ from .obs_layout import (
     obs_layout_text,
     piece_slices,
 )
-from .sparse import encode_observation_sparse, encode_state_sparse
+from .sparse import (
+    encode_observation_sparse,
+    encode_state_sparse,
+    scatter,
+    state_entries,
+    view_entries,
+)
 
 if TYPE_CHECKING:
     from .engine import GameState, PlayerView
@@ -87,27 +93,23 @@ _SEATS = MAX_PLAYERS
 _DRAW_STAGES = ("plan cards", "extra companions", "extra events")
 
 
-def _dense(sparse: tuple[np.ndarray, np.ndarray], out: np.ndarray | None) -> np.ndarray:
-    """The dense vector of a sparse observation: one scatter over zeros (into `out` if given)."""
+def _zeros(out: np.ndarray | None) -> np.ndarray:
     if out is None:
-        out = np.zeros(OBS_SIZE, dtype=np.float32)
-    else:
-        out.fill(0.0)
-    idx, vals = sparse
-    out[idx] = vals
+        return np.zeros(OBS_SIZE, dtype=np.float32)
+    out.fill(0.0)
     return out
 
 
 def encode_observation(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
     """The flat float32 observation of a `PlayerView` (layout: `OBS_PIECES`)."""
-    return _dense(encode_observation_sparse(view), out)
+    return scatter(view_entries(view), _zeros(out))
 
 
 def encode_state(state: GameState, seat: int, out: np.ndarray | None = None) -> np.ndarray:
     """Same vector as `encode_observation(player_view(state, seat))`, read straight from the
     state. Mirrors `player_view` field by field; only public data and `seat`'s own hand are
     read (docs/RULES.md §10)."""
-    return _dense(encode_state_sparse(state, seat), out)
+    return scatter(state_entries(state, seat), _zeros(out))
 
 
 def encode_global_state(state: GameState, out: np.ndarray | None = None) -> np.ndarray:
@@ -118,8 +120,7 @@ def encode_global_state(state: GameState, out: np.ndarray | None = None) -> np.n
         out = np.zeros(STATE_SIZE, dtype=np.float32)
     else:
         out.fill(0.0)
-    idx, vals = encode_state_sparse(state, 0)
-    out[idx] = vals
+    scatter(state_entries(state, 0), out)
     ones: list[int] = []
     h0 = STATE_OFFSETS["hand0"]
     for p, hand in enumerate(state.hands):

@@ -1,16 +1,20 @@
 """The observation writer: one seat's observation as sparse `(indices, values)`.
 
 An observation (layout: `lastwill_env.obs_layout`) has 4,285 entries of which about a hundred
-are non-zero. This module writes only those, straight from the game state
-(`encode_state_sparse(state, seat)`) or from a `PlayerView` (`encode_observation_sparse(view)`):
-`indices` is an ascending `np.intp` array, `values` the matching `float32` array, and no value is
-zero. The dense vector of `lastwill_env.encoding` is `out[indices] = values` over zeros, so both
-forms always agree: `indices == np.flatnonzero(dense)` and `values == dense[indices]`.
+are non-zero. This module writes only those, straight from the game state (`state_entries`,
+`encode_state_sparse(state, seat)`) or from a `PlayerView` (`view_entries`,
+`encode_observation_sparse(view)`). The piece writers append to three lists, the *entries*:
+indices of ones, indices of other values, and those values (a few of them zero). Then either
 
-Each piece group has its own short writer. The writers append to two lists in ascending index
-order (the layout order, card ids sorted inside a piece), so no sort of the result is needed.
-The state path reads only what `player_view(state, seat)` would show (docs/RULES.md §10): public
-data and the seat's own hand, its keep choices only when it is the one keeping.
+- `encode_*_sparse` sorts them into `(indices, values)`: `indices` an ascending `np.intp`
+  array, `values` the matching `float32` array, zeros dropped; or
+- `scatter(entries, out)` writes them into a zeroed dense vector (what `lastwill_env.encoding`
+  returns), with no sort.
+
+Both come from the same entries, so they always agree: `indices == np.flatnonzero(dense)` and
+`values == dense[indices]`. The state path reads only what `player_view(state, seat)` would show
+(docs/RULES.md §10): public data and the seat's own hand, its keep choices only when it is the
+one keeping.
 """
 
 from __future__ import annotations
@@ -36,7 +40,15 @@ if TYPE_CHECKING:
 
     from .engine import GameState, PlayerView
 
-__all__ = ["encode_state_sparse", "encode_observation_sparse"]
+__all__ = [
+    "encode_state_sparse",
+    "encode_observation_sparse",
+    "state_entries",
+    "view_entries",
+    "scatter",
+]
+
+Entries = tuple[list[int], list[int], list[float]]  # ones at, values at, values
 
 _O = OBS_OFFSETS
 _NP, _ROUND, _FINAL, _PHASE = _O["num_players"], _O["round"], _O["final_round"], _O["phase"]
@@ -62,6 +74,8 @@ _MARKET, _OPERA, _EXT_ERR = _O["market_used"], _O["opera_used"], _O["extension_e
 _BLOCKED, _USING, _KNOWN0 = _O["blocked_plans"], _O["using_card"], _O["known_hand0"]
 _SEATS = 5  # seat blocks and the offer_taken_by one-hots, whatever the player count
 _ACTION_PHASES = frozenset(range(TURN_PHASE, BREED_PHASE + 1))
+_SUPPLY_IX = tuple(range(_MODS, _SPECIAL + 1))  # modifiers .. special_deck_size: 14 values
+_HIDDEN_IX = tuple(range(_HIDDEN, _HIDDEN + 4))
 
 
 def _clip(x: float) -> float:
@@ -155,26 +169,18 @@ def _seats(
     for r in range(n):
         b = _SEAT0 + r * SEAT_BLOCK
         on.append(b)  # present
-        m, h, e, k = money[r], hand_sizes[r], ext[r], len(boards[r])
-        if m:
-            ix.append(b + 1)
-            vx.append(_clip(m * 0.01))
-        if h:
-            ix.append(b + 2)
-            vx.append(h * 0.1)
-        if e:
-            ix.append(b + 3)
-            vx.append(e * 0.25)
-        if k:
-            ix.append(b + 4)
-            vx.append(k * 0.1)
+        ix += (b + 1, b + 2, b + 3, b + 4, b + _S_BOYS)  # zeros are dropped in _result
+        vx += (
+            _clip(money[r] * 0.01),
+            hand_sizes[r] * 0.1,
+            ext[r] * 0.25,
+            len(boards[r]) * 0.1,
+            boys[r] * 0.5,
+        )
         if plans[r] >= 0:
             on.append(b + _S_PLAN + plans[r])
         if order_pos[r] >= 0:
             on.append(b + _S_ORDER + order_pos[r])
-        if boys[r]:
-            ix.append(b + _S_BOYS)
-            vx.append(boys[r] * 0.5)
         if unknown[r]:
             on.append(b + _S_UNKNOWN)
 
@@ -238,25 +244,24 @@ def _supply(
     deck_sizes: Sequence[int],
     special: int,
 ) -> None:
-    """modifiers, tokens, extensions_left, deck_sizes, special_deck_size."""
-    for k, m in enumerate(mods):
-        if m:
-            ix.append(_MODS + k)
-            vx.append(m / 3.0)
-    for k, t in enumerate(tokens):
-        if t:
-            ix.append(_TOKENS + k)
-            vx.append(t * 0.1)
-    if ext_left:
-        ix.append(_EXT_LEFT)
-        vx.append(ext_left / 12.0)
-    for k, d in enumerate(deck_sizes):
-        if d:
-            ix.append(_DECKS + k)
-            vx.append(d * 0.025)
-    if special:
-        ix.append(_SPECIAL)
-        vx.append(special / 17.0)
+    """modifiers, tokens, extensions_left, deck_sizes, special_deck_size (consecutive)."""
+    ix += _SUPPLY_IX  # zeros are dropped in _result
+    vx += (
+        mods[0] / 3.0,
+        mods[1] / 3.0,
+        mods[2] / 3.0,
+        mods[3] / 3.0,
+        tokens[0] * 0.1,
+        tokens[1] * 0.1,
+        tokens[2] * 0.1,
+        tokens[3] * 0.1,
+        ext_left / 12.0,
+        deck_sizes[0] * 0.025,
+        deck_sizes[1] * 0.025,
+        deck_sizes[2] * 0.025,
+        deck_sizes[3] * 0.025,
+        special / 17.0,
+    )
 
 
 def _piles(
@@ -270,10 +275,8 @@ def _piles(
 ) -> None:
     """discards (face-up cards of all four piles), hidden_discards, box, jokers_in_supply."""
     _cards(on, _DISCARDS, face_up)
-    for k, h in enumerate(hidden):
-        if h:
-            ix.append(_HIDDEN + k)
-            vx.append(h * 0.05)
+    ix += _HIDDEN_IX  # zeros are dropped in _result
+    vx += (hidden[0] * 0.05, hidden[1] * 0.05, hidden[2] * 0.05, hidden[3] * 0.05)
     _cards(on, _BOX, box)
     if jokers:
         ix.append(_JOKERS)
@@ -311,13 +314,17 @@ def _known(on: list[int], n: int, known: Sequence[Sequence[int]]) -> None:
 
 
 def _result(on: list[int], ix: list[int], vx: list[float]) -> tuple[np.ndarray, np.ndarray]:
-    """The ones `on` and the values `vx` at `ix`, merged in ascending index order."""
+    """The ones at `on` and the values `vx` at `ix` (zeros among them dropped), in ascending
+    index order."""
     k = len(on)
     on += ix
     idx = np.array(on, dtype=np.intp)
     vals = np.empty(len(on), dtype=np.float32)
     vals[:k] = 1.0
     vals[k:] = vx
+    if 0.0 in vx:
+        nz = vals.nonzero()[0]
+        idx, vals = idx[nz], vals[nz]
     order = idx.argsort()
     return idx[order], vals[order]
 
@@ -326,8 +333,28 @@ def _result(on: list[int], ix: list[int], vx: list[float]) -> tuple[np.ndarray, 
 # Entry points
 
 
+def scatter(entries: Entries, out: np.ndarray) -> np.ndarray:
+    """Write the entries into `out` (all zeros on entry): the dense vector, in two writes."""
+    on, ix, vx = entries
+    out[on] = 1.0
+    out[ix] = vx
+    return out
+
+
 def encode_observation_sparse(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
     """The observation of a `PlayerView` as `(indices, values)` (see the module docstring)."""
+    return _result(*view_entries(view))
+
+
+def encode_state_sparse(state: GameState, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """The observation of `seat` as `(indices, values)`, read straight from the state: the same
+    as `encode_observation_sparse(player_view(state, seat))` without building the view."""
+    return _result(*state_entries(state, seat))
+
+
+def view_entries(view: PlayerView) -> Entries:
+    """The entries of a view's observation: ones at `on`, values `vx` at `ix` (some of them
+    zero), in no particular order."""
     v = view
     n = v.num_players
     on: list[int] = []
@@ -362,7 +389,7 @@ def encode_observation_sparse(view: PlayerView) -> tuple[np.ndarray, np.ndarray]
     _piles(on, ix, vx, face_up, v.hidden_discards, v.box, v.jokers_in_supply)
     _errands(on, ix, vx, v.market_used, v.opera_used, v.extension_errands, v.blocked_plans, v.using)
     _known(on, n, v.known_hands)
-    return _result(on, ix, vx)
+    return on, ix, vx
 
 
 def _boys_left(s: GameState, seat: int, plans: Sequence[int]) -> list[int]:
@@ -392,9 +419,9 @@ def _rotated(s: GameState, seat: int) -> tuple[list, ...]:
     )
 
 
-def encode_state_sparse(state: GameState, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    """The observation of `seat` as `(indices, values)`, read straight from the state: the same
-    as `encode_observation_sparse(player_view(state, seat))` without building the view."""
+def state_entries(state: GameState, seat: int) -> Entries:
+    """The entries of `seat`'s observation read straight from the state (as `view_entries` of
+    `player_view(state, seat)`, without building the view)."""
     s = state
     n, phase = s.n, s.phase
     money, boards, ext, plans, unknown, hands, known = _rotated(s, seat)
@@ -434,4 +461,4 @@ def encode_state_sparse(state: GameState, seat: int) -> tuple[np.ndarray, np.nda
     _piles(on, ix, vx, face_up, hidden, s.box, len(s.jokers))
     _errands(on, ix, vx, s.market_used, s.opera_used, s.ext_used, s.blocked, s.using)
     _known(on, n, known)
-    return _result(on, ix, vx)
+    return on, ix, vx

@@ -84,8 +84,77 @@ def test_seed_test(n):
 
 
 @pytest.mark.filterwarnings(*DICT_OBS_WARNINGS)
-def test_raw_env_api_test():
-    api_test(raw_env(num_players=3), num_cycles=100)
+@pytest.mark.parametrize("n", PLAYER_COUNTS)
+def test_raw_env_api_test(n):
+    api_test(raw_env(num_players=n), num_cycles=100)
+
+
+def _stock_wrapped(**kwargs):
+    """raw_env inside PettingZoo's own two wrappers, as env() built it before."""
+    from pettingzoo.utils import wrappers
+
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw_env(**kwargs)))
+
+
+def _outcome(f):
+    try:
+        return ("ok", f())
+    except Exception as exc:  # noqa: BLE001 - the exception itself is what is compared
+        return (type(exc).__name__, str(exc))
+
+
+def _misuse_probe(e) -> list:
+    """What each out-of-order call does: before reset, a bad action, a step after the game."""
+    out = [_outcome(lambda a=a: getattr(e, a)) for a in ("agents", "agent_selection", "infos")]
+    out += [_outcome(e.last), _outcome(lambda: e.step(0)), _outcome(lambda: e.observe("player_0"))]
+    out.append(_outcome(lambda: len(list(e.agent_iter()))))
+    e.reset(seed=4)
+    out.append(_outcome(lambda: e.step(-1)))
+    out.append(_outcome(lambda: e.step(10_000)))
+    out.append(_outcome(lambda: e.num_agents))
+    return out
+
+
+def test_wrapped_env_checks_exactly_like_pettingzoos_wrappers():
+    from pettingzoo.utils import wrappers
+
+    e = make_env(num_players=3)
+    assert isinstance(e, wrappers.OrderEnforcingWrapper)
+    assert isinstance(e.env, wrappers.AssertOutOfBoundsWrapper)
+    assert isinstance(e.unwrapped, raw_env) and str(e) == "lastwill_v1"
+    probe = _misuse_probe(e)
+    assert probe == _misuse_probe(_stock_wrapped(num_players=3))
+    assert probe[0][0] == "AttributeError" and probe[4] == (
+        "AssertionError",
+        "reset() needs to be called before step.",
+    )
+    assert probe[-3] == ("AssertionError", "action is not in action space")
+
+
+def test_wrapped_and_raw_env_play_the_same_game(caplog):
+    def trace(e):
+        rng = np.random.default_rng(3)
+        e.reset(seed=11)
+        out = []
+        for agent in e.agent_iter():
+            obs, rew, term, trunc, info = e.last()
+            out.append((agent, obs["observation"].tobytes(), obs["action_mask"].tobytes(), rew))
+            if term or trunc:
+                e.step(None)
+                continue
+            legal = np.flatnonzero(obs["action_mask"])
+            e.step(int(legal[rng.integers(legal.size)]))
+        return out
+
+    fast = trace(make_env(num_players=4))
+    assert fast == trace(raw_env(num_players=4)) == trace(_stock_wrapped(num_players=4))
+    assert len(fast) > 100
+    e = make_env(num_players=2)
+    e.reset(seed=1)
+    while e.agents:
+        e.step(None if e.terminations[e.agent_selection] else int(e.game.legal_actions()[0]))
+    e.step(None)
+    assert "step() called after all agents are terminated" in caplog.text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -242,9 +311,13 @@ def test_hidden_information_does_not_change_obs_or_mask():
             if k % 7 == 0:
                 seat = s.cur
                 x = encode_state(s, seat)
+                idx, vals = enc.encode_state_sparse(s, seat)
                 m = action_mask(legal_actions(s))
                 for t in _hidden_info_variants(s, seat, rng):
                     np.testing.assert_array_equal(encode_state(t, seat), x)
+                    t_idx, t_vals = enc.encode_state_sparse(t, seat)
+                    np.testing.assert_array_equal(t_idx, idx)
+                    np.testing.assert_array_equal(t_vals, vals)
                     np.testing.assert_array_equal(encode_observation(player_view(t, seat)), x)
                     np.testing.assert_array_equal(action_mask(legal_actions(t)), m)
                     checked += 1
