@@ -1,10 +1,10 @@
 """The network's answers at a search node: move probabilities for the seat to act and a value
 for every seat, from a trained policy with its critic (`agents.policy.NumpyPolicy`).
 
-`LeafEvaluator.evaluate(state, legal)` encodes every seat's own observation
-(`encode_state(state, p)`: what `player_view(state, p)` shows, without building the view) and
-runs the first layers of both networks, actor and critic, side by side as one weight matrix
-over all the seats' observations (each read through its few non-zero entries); the actor's
+`LeafEvaluator.evaluate(state, legal)` encodes every seat's own observation in its sparse form
+(`encode_state_sparse(state, p)`: what `player_view(state, p)` shows, without building the
+view) and runs the first layers of both networks, actor and critic, side by side as one weight
+matrix over all the seats' observations (each read through its few non-zero entries); the actor's
 later layers then read the acting seat's row, the critic's the rows of all seats at once.
 The move probabilities are those of `NumpyPolicy.evaluate` for the acting seat's view: the
 masked softmax of the actor's logits over `legal`, with the policy's prior bot asked on
@@ -35,7 +35,7 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.encoding import OBS_SIZE, REWARD_MODES, encode_state, terminal_rewards
+from lastwill_env.encoding import REWARD_MODES, encode_state_sparse, terminal_rewards
 from lastwill_env.engine import GameState, player_view
 from lastwill_env.engine.game import GAME_OVER, property_value
 
@@ -75,7 +75,6 @@ class LeafEvaluator:
         self._first = np.ascontiguousarray(np.concatenate([actor0, critic0], axis=0).T)
         self._first_b = np.concatenate([policy.biases[0], policy.value_biases[0]])
         self._split = actor0.shape[0]
-        self._obs: dict[int, np.ndarray] = {}
         self.calls = 0
         self.t_encode = 0.0
         self.t_net = 0.0
@@ -84,24 +83,20 @@ class LeafEvaluator:
     def _act(self, x: np.ndarray) -> np.ndarray:
         return np.tanh(x) if self.policy.activation == "tanh" else np.maximum(x, 0.0)
 
-    def _encode(self, state: GameState, seats: range | list[int]) -> np.ndarray:
+    def _encode(self, state: GameState, seats: range | list[int]) -> list[tuple]:
+        """The seats' observations, each as (indices, values) of its non-zero entries."""
         t = time.perf_counter()
-        obs = self._obs.get(state.n)
-        if obs is None:
-            obs = self._obs[state.n] = np.zeros((state.n, OBS_SIZE), dtype=np.float32)
-        for row, p in enumerate(seats):
-            encode_state(state, p, obs[row])
+        rows = [encode_state_sparse(state, p) for p in seats]
         self.t_encode += time.perf_counter() - t
-        return obs[: len(seats)]
+        return rows
 
-    def _first_layer(self, obs: np.ndarray) -> np.ndarray:
+    def _first_layer(self, rows: list[tuple]) -> np.ndarray:
         """Both first layers over all rows, each row read through its non-zero entries only
         (a few dozen of 4,285: the rows of the weights for those entries, summed)."""
         first = self._first
-        out = np.empty((obs.shape[0], first.shape[1]), dtype=np.float32)
-        for r, row in enumerate(obs):
-            nz = np.flatnonzero(row)
-            out[r] = row[nz] @ first[nz]
+        out = np.empty((len(rows), first.shape[1]), dtype=np.float32)
+        for r, (nz, v) in enumerate(rows):
+            out[r] = v @ first[nz]
         return out + self._first_b
 
     def _rest(self, x: np.ndarray, weights: list[np.ndarray], biases: list[np.ndarray]):

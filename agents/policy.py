@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.encoding import OBS_SIZE, encode_observation
+from lastwill_env.encoding import OBS_SIZE, encode_observation_sparse
 from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
 from . import trust
@@ -173,6 +173,10 @@ class NumpyPolicy:
     A policy trained with a prior (``prior``, a scripted bot's name, and ``prior_weight``) is
     a residual over that bot: at every decision ``prior_weight`` is added to the logit of the
     bot's own choice, so :meth:`choose` and :meth:`evaluate` need the player's view then.
+
+    An observation ``obs`` is the dense vector (``encode_observation``) or its sparse form
+    ``(indices, values)`` (``encode_observation_sparse``, ``encode_state_sparse``): the first
+    layer reads only the non-zero entries, so both give the same result, bit for bit.
     """
 
     def __init__(
@@ -372,9 +376,14 @@ class NumpyPolicy:
     def _mlp(self, obs: np.ndarray, weights: list[np.ndarray], biases: list[np.ndarray]):
         act = np.tanh if self.activation == "tanh" else (lambda v: np.maximum(v, 0.0))
         # an observation is sparse (a few dozen of its 4,285 entries are non-zero): the first
-        # layer sums the rows of those entries only, the same map at a fraction of the cost
-        nz = np.flatnonzero(obs)
-        x = obs[nz] @ self._first_t(weights)[nz] + biases[0]
+        # layer sums the rows of those entries only, the same map at a fraction of the cost.
+        # `obs` is the dense vector or its sparse form (indices, values), lastwill_env.sparse
+        if isinstance(obs, tuple):
+            nz, v = obs
+        else:
+            nz = np.flatnonzero(obs)
+            v = obs[nz]
+        x = v @ self._first_t(weights)[nz] + biases[0]
         for w, b in zip(weights[1:], biases[1:], strict=True):
             x = act(x)
             x = w @ x + b
@@ -576,10 +585,9 @@ class PolicyAgent(BaseAgent):
         self.path = path
         self.deterministic = mode == "det"
         self.policy, self.meta = load_policy(path, allow_pickle=allow_pickle)
-        self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
 
     def act(self, view: PlayerView, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        obs = encode_observation(view, self._obs)
+        obs = encode_observation_sparse(view)  # (indices, values): what the first layer reads
         return self.policy.choose(obs, legal, self.deterministic, self.rng, view)
