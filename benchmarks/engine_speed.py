@@ -5,7 +5,8 @@
 Prints one JSON line with `games_per_s`, `decisions_per_s`, `decisions_per_game` and
 `clone_us` (median over `--repeat` runs). With `--peer`, catanatron 3.2.1's engine with 4
 random players is measured in the same run (side environment, see benchmarks/peers/) and
-`ratio_vs_catanatron` is added.
+`ratio_vs_catanatron` is added. `--json PATH` also writes the line to PATH (the form
+`benchmarks/results_doc.py --add NAME PATH --command CMD` stores).
 """
 
 from __future__ import annotations
@@ -73,7 +74,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--json", action="store_true", help="print one JSON line")
+    ap.add_argument(
+        "--json",
+        nargs="?",
+        const="-",
+        metavar="PATH",
+        help="print one JSON line; with PATH also write it there",
+    )
     ap.add_argument("--peer", action="store_true", help="also measure catanatron (same run)")
     args = ap.parse_args(argv)
     if args.seconds <= 0 or args.repeat < 1:
@@ -112,6 +119,8 @@ def main(argv: list[str] | None = None) -> int:
             out["peer"] = None
     if args.json:
         print(json.dumps(out))
+        if args.json != "-":
+            Path(args.json).write_text(json.dumps(out) + "\n")
     else:
         for k, v in out.items():
             print(f"{k:>22}: {v}")
