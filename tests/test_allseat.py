@@ -1,4 +1,4 @@
-"""All-seat self-play (training/allseat.py, training/allseat_train.py).
+"""All-seat self-play (training/allseat/, training/allseat_train.py).
 
 Per-seat trajectories hold only that seat's decisions and its own terminal reward; GAE never
 crosses seats; masks stored at collection are applied in the update; a tiny run writes eval

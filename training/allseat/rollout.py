@@ -1,0 +1,402 @@
+"""All-seat rollout: every seat the current policy plays is a training sample.
+
+Rollout (one process, `n_games` games stepped together):
+
+- Each game draws its player count from `num_players` / `player_weights`. One random seat is
+  always the learner; every other seat is drawn from the opponent pool at the configured mix:
+  a scripted bot with probability `p_bots_min`, the learner (parameter sharing) with `p_latest`,
+  otherwise a frozen snapshot picked by PFSP (`training.pool`); with no snapshot yet, the learner.
+  With probability `p_bot_table` a game instead seats n-1 copies of one pool bot, and with
+  probability `p_bot_seat` one pool bot with the learner in every other seat (the reverse table).
+- Kickstarting (`kickstart_teacher`): the teacher bot is asked at every learner decision for its
+  own choice from the learner's view; the update adds a weighted cross-entropy towards it.
+- Each loop pass advances every game to its next decision that needs a network (bots act inline;
+  a decision with a single legal action is applied without a sample), then answers all pending
+  learner decisions across the games with one batched forward pass (actor and critic), and the
+  pending decisions of each snapshot with one batched forward of that snapshot.
+- Every learner seat keeps its own trajectory: its own observations, masks, actions, log-probs,
+  values, its own potential-based shaping and its own terminal reward. When a game ends, GAE is
+  computed per seat over that seat's decisions only (TRAINING-NOTES trap 1: perspectives are
+  never mixed), from its first decision to the end of the game, whatever the other seats did in
+  between.
+- New games start until the rollout holds `n_steps * n_envs` samples (counting games under way);
+  the games under way are then played to the end with the same weights, so every sample is on
+  policy and every trajectory is complete (no bootstrapping across an update).
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.policy import NumpyPolicy
+from agents.registry import make_agent
+from agents.residual import raise_prior
+from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
+from lastwill_env.engine import NUM_ACTIONS, GameConfig, legal_actions, new_game, player_view
+from lastwill_env.engine.game import GAME_OVER, property_value
+
+from ..config import TrainConfig
+from .batch import sparse_batch, sparse_obs
+
+LEARNER = "learner"
+
+
+@dataclass
+class SeatTrajectory:
+    """One learner seat's decisions in one game."""
+
+    obs: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    logps: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    phis: list[float] = field(default_factory=list)
+    teacher: list[int] = field(default_factory=list)  # kickstarting: the teacher's choices
+    prior: list[int] = field(default_factory=list)  # the prior bot's choices (cfg.prior)
+
+
+@dataclass
+class Game:
+    state: Any
+    ctrl: list[Any]  # per seat: LEARNER, ("snapshot", id) or an agent object (a bot)
+    ids: list[str]  # per seat: "learner", the snapshot id or "bot:<spec>"
+    traj: dict[int, SeatTrajectory]
+
+
+def seat_gae(
+    rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float
+) -> tuple[np.ndarray, np.ndarray]:
+    """(advantages, returns) of one complete trajectory (the game ends after its last step)."""
+    n = len(rewards)
+    adv = np.zeros(n, dtype=np.float32)
+    last = 0.0
+    for t in range(n - 1, -1, -1):
+        nxt = values[t + 1] if t + 1 < n else 0.0
+        delta = rewards[t] + gamma * nxt - values[t]
+        last = delta + gamma * lam * last
+        adv[t] = last
+    return adv, adv + values.astype(np.float32)
+
+
+def trajectory_rewards(
+    traj: SeatTrajectory, final: float, shaping: float, gamma: float
+) -> np.ndarray:
+    """Per-decision rewards of a seat: potential-based shaping between its own decisions
+    (phi = 0 at the end) plus its own terminal reward on its last decision."""
+    n = len(traj.actions)
+    r = np.zeros(n, dtype=np.float32)
+    if shaping:
+        phis = traj.phis + [0.0]
+        for t in range(n):
+            r[t] = shaping * (gamma * phis[t + 1] - phis[t])
+    if n:
+        r[-1] += final
+    return r
+
+
+def potential(state, seat: int) -> float:
+    """phi = (mean total of the other players - own total) / 100 (docs/RULES.md §8 totals)."""
+    if state.phase == GAME_OVER:
+        return 0.0
+    totals = [state.money[p] + property_value(state, p) for p in range(state.n)]
+    me = totals[seat]
+    return ((sum(totals) - me) / (state.n - 1) - me) / 100.0
+
+
+class Rollout:
+    """Steps `n_games` games together and collects complete per-seat trajectories."""
+
+    def __init__(self, cfg: TrainConfig, seed: int) -> None:
+        self.cfg = cfg
+        self.rng = random.Random(seed)
+        self.np_rng = np.random.default_rng(seed)
+        self.bots = {b: make_agent(b, seed=seed + i) for i, b in enumerate(cfg.bots)}
+        self.bot_specs = list(cfg.bots)  # drawn from: a bot listed twice is drawn twice as often
+        # kickstarting: the teacher is asked at every learner decision while `teaching` is on
+        self.teacher = (
+            make_agent(cfg.kickstart_teacher, seed=seed + 7717) if cfg.kickstart_teacher else None
+        )
+        self.teaching = self.teacher is not None
+        # a prior: its bot's choice is asked at every learner decision and raises that logit
+        self.prior_bot = make_agent(cfg.prior, seed=seed + 7919) if cfg.prior else None
+        self.prior_weight = float(cfg.prior_weight)
+        # `ppo:PATH` bots (arg-max players) are answered in batches, like snapshots
+        self.frozen_bots: dict[str, NumpyPolicy] = {
+            b: agent.policy
+            for b, agent in self.bots.items()
+            if b.startswith("ppo:") and getattr(agent, "deterministic", False)
+        }
+        self.snapshots: dict[str, NumpyPolicy] = {}
+        self.snapshot_weights: dict[str, float] = {}
+        self.buf = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.games: list[Game] = []
+        self.stats = {"bot_seconds": 0.0, "decisions": 0, "games": 0}
+        self.samples_per_game = 100.0  # running mean, steers when to stop starting games
+
+    # -- the pool ------------------------------------------------------------------------
+    def set_snapshots(self, policies: dict[str, NumpyPolicy], weights: dict[str, float]) -> None:
+        self.snapshots = dict(policies)
+        self.snapshot_weights = {k: w for k, w in weights.items() if k in policies}
+
+    def _draw_bot(self, spec: str) -> tuple[Any, str]:
+        if spec in self.frozen_bots:
+            return ("snapshot", spec), f"bot:{spec}"
+        return self.bots[spec], f"bot:{spec}"
+
+    def _draw_seat(self) -> tuple[Any, str]:
+        cfg = self.cfg
+        u = self.rng.random()
+        if self.bots and u < cfg.p_bots_min:
+            return self._draw_bot(self.rng.choice(self.bot_specs))
+        if u < cfg.p_bots_min + cfg.p_latest or not self.snapshots:
+            return LEARNER, LEARNER
+        ids = list(self.snapshot_weights) or list(self.snapshots)
+        sid = self.rng.choices(ids, weights=[self.snapshot_weights.get(i, 1.0) for i in ids])[0]
+        return ("snapshot", sid), sid
+
+    def new_game(self) -> Game:
+        cfg = self.cfg
+        n = self.rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+        me = self.rng.randrange(n)
+        ctrl, ids = [], []
+        table = (
+            self._draw_bot(self.rng.choice(self.bot_specs))
+            if (self.bots and cfg.p_bot_table > 0 and self.rng.random() < cfg.p_bot_table)
+            else None
+        )
+        bot_seat, lone = -1, None
+        if (
+            table is None
+            and cfg.p_bot_seat > 0
+            and self.rng.random() < cfg.p_bot_seat / (1.0 - cfg.p_bot_table)
+        ):
+            # the reverse table: one pool bot, the learner everywhere else
+            bot_seat = self.rng.choice([p for p in range(n) if p != me])
+            lone = self._draw_bot(self.rng.choice(self.bot_specs))
+        for p in range(n):
+            if p == me:
+                c, i = LEARNER, LEARNER
+            elif lone is not None:
+                c, i = lone if p == bot_seat else (LEARNER, LEARNER)
+            else:
+                c, i = table if table is not None else self._draw_seat()
+            ctrl.append(c)
+            ids.append(i)
+        s = new_game(GameConfig(num_players=n), self.rng.randrange(2**62))
+        traj = {p: SeatTrajectory() for p in range(n) if ctrl[p] == LEARNER}
+        return Game(s, ctrl, ids, traj)
+
+    # -- advancing -----------------------------------------------------------------------
+    def _advance(self, g: Game) -> None:
+        """Play bots and forced moves until a network must decide or the game is over."""
+        s = g.state
+        while s.phase != GAME_OVER:
+            legal = legal_actions(s)
+            if len(legal) == 1:
+                s.apply_action(legal[0])
+                continue
+            c = g.ctrl[s.cur]
+            if c == LEARNER or isinstance(c, tuple):
+                return
+            t = time.perf_counter()
+            view = player_view(s, s.cur) if getattr(c, "needs_view", True) else None
+            a = c.act(view, legal)
+            self.stats["bot_seconds"] += time.perf_counter() - t
+            s.apply_action(a)
+
+    def collect(self, model, target: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        """Play until `target` learner samples sit in complete trajectories.
+
+        Returns (trajectories, finished games). A trajectory dict holds `obs` (sparse rows),
+        `masks`, `actions`, `logps`, `values`, `advantages`, `returns`, `seat`, `num_players`.
+        """
+        out: list[dict[str, Any]] = []
+        finished: list[dict[str, Any]] = []
+        done_samples = 0
+        while len(self.games) < self.cfg.n_games and self._expected(done_samples) < target:
+            self.games.append(self.new_game())
+        while self.games:
+            # 1. advance every game to a network decision; finish the games that ended
+            pending, done_samples = self._advance_all(target, done_samples, out, finished)
+            if not self.games:
+                break
+            learner = [g for g in pending if g.ctrl[g.state.cur] == LEARNER]
+            frozen: dict[str, list[Game]] = {}
+            for g in pending:
+                c = g.ctrl[g.state.cur]
+                if isinstance(c, tuple):
+                    frozen.setdefault(c[1], []).append(g)
+            # 2. one batched forward for every pending learner decision
+            if learner:
+                self._answer_learner(model, learner)
+            # 3. one batched forward per frozen snapshot (arg-max, as PolicyOpponent plays)
+            for sid, games in frozen.items():
+                self._answer_frozen(sid, games)
+        return out, finished
+
+    def _expected(self, done_samples: int) -> float:
+        """Samples the rollout will hold once the games under way end (running mean of samples
+        per finished game, at least what each game has already)."""
+        per_game = self.samples_per_game
+        return done_samples + sum(
+            max(per_game, sum(len(t.actions) for t in g.traj.values())) for g in self.games
+        )
+
+    def _advance_all(
+        self,
+        target: int,
+        done_samples: int,
+        out: list[dict[str, Any]],
+        finished: list[dict[str, Any]],
+    ) -> tuple[list[Game], int]:
+        """Advance every game to its next network decision. A game that ended adds its
+        trajectories to `out` and its summary to `finished`, and a new game starts in its place
+        while the rollout is expected to fall short of `target`. Returns (the games waiting on
+        a network, the samples in finished trajectories)."""
+        pending: list[Game] = []
+        for g in list(self.games):
+            self._advance(g)
+            if g.state.phase == GAME_OVER:
+                self.games.remove(g)
+                trajs, summary = self._finish(g)
+                out.extend(trajs)
+                finished.append(summary)
+                k = sum(len(t["actions"]) for t in trajs)
+                done_samples += k
+                self.samples_per_game += 0.05 * (k - self.samples_per_game)
+                if self._expected(done_samples) < target:
+                    h = self.new_game()
+                    self.games.append(h)
+                    self._advance(h)
+                    pending.append(h)
+            else:
+                pending.append(g)
+        return pending, done_samples
+
+    def _answer_learner(self, model, learner: list[Game]) -> None:
+        """One batched forward (actor and critic) for the learner decisions pending in
+        `learner`: sample each action, record it in its seat's trajectory and apply it."""
+        cfg = self.cfg
+        rows, masks, legals = [], [], []
+        for g in learner:
+            s = g.state
+            rows.append(sparse_obs(s, s.cur, self.buf))
+            legal = legal_actions(s)
+            m = np.zeros(NUM_ACTIONS, dtype=bool)
+            m[legal] = True
+            masks.append(m)
+            legals.append(legal)
+        mask_arr = np.stack(masks)
+        views = [
+            player_view(g.state, g.state.cur) if self.teaching or self.prior_bot else None
+            for g in learner
+        ]
+        prior = None
+        if self.prior_bot is not None:
+            prior = [int(self.prior_bot.act(v, lg)) for v, lg in zip(views, legals, strict=True)]
+        with torch.no_grad():
+            logits, values = model(
+                *sparse_batch(rows),
+                torch.as_tensor(mask_arr),
+                None if prior is None else torch.as_tensor(prior),
+            )
+        logits = logits.numpy()
+        values = values.numpy()
+        z = logits + self.np_rng.gumbel(size=logits.shape).astype(np.float32)
+        z[~mask_arr] = -np.inf
+        acts = z.argmax(axis=1)
+        lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
+        # the teacher's choice is the prior's when they are the same bot
+        same = prior is not None and cfg.kickstart_teacher == cfg.prior
+        kp = cfg.kickstart_players
+        for i, g in enumerate(learner):
+            s = g.state
+            a = int(acts[i])
+            tr = g.traj[s.cur]
+            tr.obs.append(rows[i])
+            tr.masks.append(masks[i])
+            tr.actions.append(a)
+            tr.logps.append(float(logits[i, a] - lse[i]))
+            tr.values.append(float(values[i]))
+            if prior is not None:
+                tr.prior.append(prior[i])
+            if self.teaching:
+                if kp and s.n not in kp:
+                    choice = -1  # a count the teacher does not teach
+                elif same:
+                    choice = prior[i]
+                else:
+                    choice = int(self.teacher.act(views[i], legals[i]))
+                tr.teacher.append(choice)
+            if cfg.shaping:
+                tr.phis.append(potential(s, s.cur))
+            s.apply_action(a)
+        self.stats["decisions"] += len(learner)
+
+    def _answer_frozen(self, sid: str, games: list[Game]) -> None:
+        """One batched forward of the frozen policy `sid` (a snapshot or a `ppo:PATH` bot) for
+        its decisions pending in `games`, each answered by its arg-max legal action."""
+        pol = self.snapshots.get(sid) or self.frozen_bots[sid]
+        x = np.zeros((len(games), OBS_SIZE), dtype=np.float32)
+        legals = []
+        for i, g in enumerate(games):
+            encode_state(g.state, g.state.cur, x[i])
+            legals.append(legal_actions(g.state))
+        z = pol.logits_batch(x)
+        for i, g in enumerate(games):
+            legal = legals[i]
+            if pol.prior and len(legal) > 1:  # a policy over a prior bot
+                view = player_view(g.state, g.state.cur)
+                raise_prior(z, (i, pol.prior_choice(view, legal)), pol.prior_weight)
+            g.state.apply_action(legal[int(np.argmax(z[i, legal]))])
+
+    def _finish(self, g: Game) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+        cfg = self.cfg
+        s = g.state
+        ranks = s.results["ranks"]
+        finals = terminal_rewards(ranks, cfg.reward)
+        trajs = []
+        for seat, tr in g.traj.items():
+            if not tr.actions:
+                continue
+            r = trajectory_rewards(tr, finals[seat], cfg.shaping, cfg.gamma)
+            v = np.asarray(tr.values, dtype=np.float32)
+            adv, ret = seat_gae(r, v, cfg.gamma, cfg.gae_lambda)
+            trajs.append(
+                {
+                    "seat": seat,
+                    "num_players": s.n,
+                    "obs": tr.obs,
+                    "masks": tr.masks,
+                    "actions": tr.actions,
+                    "logps": tr.logps,
+                    "values": tr.values,
+                    "rewards": r,
+                    "advantages": adv,
+                    "returns": ret,
+                    "final": finals[seat],
+                    **({"teacher": tr.teacher} if tr.teacher else {}),
+                    **({"prior": tr.prior} if tr.prior else {}),
+                }
+            )
+        self.stats["games"] += 1
+        best_learner = min(ranks[p] for p in range(s.n) if g.ctrl[p] == LEARNER)
+        summary = {
+            "num_players": s.n,
+            "ids": g.ids,
+            "ranks": ranks,
+            "learner_won": ranks.index(1) in g.traj,
+            # per snapshot seat: did the best learner seat finish above it (PFSP record)?
+            "vs": [
+                (g.ids[p], 1.0 if best_learner < ranks[p] else 0.0)
+                for p in range(s.n)
+                if isinstance(g.ctrl[p], tuple) and not g.ids[p].startswith("bot:")
+            ],
+        }
+        return trajs, summary
