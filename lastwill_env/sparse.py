@@ -268,13 +268,15 @@ def _piles(
     on: list[int],
     ix: list[int],
     vx: list[float],
-    face_up: Sequence[int],
+    piles: Sequence[Sequence[int]],
+    skip: Sequence[int],
     hidden: Sequence[int],
     box: Sequence[int],
     jokers: int,
 ) -> None:
-    """discards (face-up cards of all four piles), hidden_discards, box, jokers_in_supply."""
-    _cards(on, _DISCARDS, face_up)
+    """discards (the four piles' cards after the first `skip[d]`, which lie face down),
+    hidden_discards (`hidden`: face-down cards per pile), box, jokers_in_supply."""
+    on += [_DISCARDS + c for d, pile in enumerate(piles) for c in pile[skip[d] :]]
     ix += _HIDDEN_IX  # zeros are dropped in _result
     vx += (hidden[0] * 0.05, hidden[1] * 0.05, hidden[2] * 0.05, hidden[3] * 0.05)
     _cards(on, _BOX, box)
@@ -385,8 +387,7 @@ def view_entries(view: PlayerView) -> Entries:
     _cards(on, _KEEP, v.keep_selected)
     _offers(on, ix, vx, v.offer, v.offer_taken_by)
     _supply(on, ix, vx, v.modifiers, v.tokens, v.extensions_left, v.deck_sizes, v.special_deck_size)
-    face_up = [c for pile in v.discards for c in pile]
-    _piles(on, ix, vx, face_up, v.hidden_discards, v.box, v.jokers_in_supply)
+    _piles(on, ix, vx, v.discards, (0, 0, 0, 0), v.hidden_discards, v.box, v.jokers_in_supply)
     _errands(on, ix, vx, v.market_used, v.opera_used, v.extension_errands, v.blocked_plans, v.using)
     _known(on, n, v.known_hands)
     return on, ix, vx
@@ -457,8 +458,7 @@ def state_entries(state: GameState, seat: int) -> Entries:
     _offers(on, ix, vx, s.offer, [(p - seat) % n if p >= 0 else -1 for p in s.offer_boy])
     _supply(on, ix, vx, s.mods, s.tokens, s.ext_left, [len(d) for d in s.decks], len(s.special))
     hidden = s.hidden
-    face_up = [c for d, pile in enumerate(s.discards) for c in pile[hidden[d] :]]
-    _piles(on, ix, vx, face_up, hidden, s.box, len(s.jokers))
+    _piles(on, ix, vx, s.discards, hidden, hidden, s.box, len(s.jokers))
     _errands(on, ix, vx, s.market_used, s.opera_used, s.ext_used, s.blocked, s.using)
     _known(on, n, known)
     return on, ix, vx
