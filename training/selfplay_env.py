@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.engine.game import GAME_OVER, property_value
 from lastwill_env.single_seat import SingleSeatEnv
 
 from .config import TrainConfig
 from .pool import OpponentPool
+from .shaping import potential
 
 
 class _Timed:
@@ -74,13 +74,7 @@ class SelfPlayEnv(SingleSeatEnv):
         )
 
     def _potential(self) -> float:
-        s = self.game
-        if s.phase == GAME_OVER:
-            return 0.0
-        totals = [s.money[p] + property_value(s, p) for p in range(s.n)]
-        me = totals[self.seat]
-        others = (sum(totals) - me) / (s.n - 1)
-        return (others - me) / 100.0
+        return potential(self.game, self.seat)
 
     def _draw(self, num_players: int, rng: np.random.Generator) -> list[Any]:
         return [_Timed(o, self._clock) for o in self.pool.draw(num_players)]

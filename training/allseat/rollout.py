@@ -39,9 +39,10 @@ from agents.registry import make_agent
 from agents.residual import raise_prior
 from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
 from lastwill_env.engine import NUM_ACTIONS, GameConfig, legal_actions, new_game, player_view
-from lastwill_env.engine.game import GAME_OVER, property_value
+from lastwill_env.engine.game import GAME_OVER
 
 from ..config import TrainConfig
+from ..shaping import potential, shaping_reward
 from .batch import sparse_batch, sparse_obs
 
 LEARNER = "learner"
@@ -94,19 +95,10 @@ def trajectory_rewards(
     if shaping:
         phis = traj.phis + [0.0]
         for t in range(n):
-            r[t] = shaping * (gamma * phis[t + 1] - phis[t])
+            r[t] = shaping_reward(shaping, gamma, phis[t], phis[t + 1])
     if n:
         r[-1] += final
     return r
-
-
-def potential(state, seat: int) -> float:
-    """phi = (mean total of the other players - own total) / 100 (docs/RULES.md §8 totals)."""
-    if state.phase == GAME_OVER:
-        return 0.0
-    totals = [state.money[p] + property_value(state, p) for p in range(state.n)]
-    me = totals[seat]
-    return ((sum(totals) - me) / (state.n - 1) - me) / 100.0
 
 
 class Rollout:
