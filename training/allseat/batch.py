@@ -8,14 +8,13 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from lastwill_env.encoding import encode_state
+from lastwill_env.encoding import encode_state_sparse
 
 
-def sparse_obs(state, seat: int, buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The seat's observation (docs/RULES.md §10, `encode_state`) as (indices, values)."""
-    encode_state(state, seat, buf)
-    idx = np.flatnonzero(buf)
-    return idx, buf[idx]
+def sparse_obs(state, seat: int, buf: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The seat's observation (docs/RULES.md §10) as (indices, values): `encode_state_sparse`,
+    written straight from the state (`buf` is not used any more)."""
+    return encode_state_sparse(state, seat)
 
 
 def sparse_batch(rows: list[tuple[np.ndarray, np.ndarray]]):
