@@ -167,10 +167,26 @@ def test_export_script(run, tmp_path):
 
 
 def test_the_shipped_export_is_a_real_run():
-    doc = load_export(ROOT / "notebooks" / "data" / "small_run_scalars.json")
+    doc = load_export(ROOT / "notebooks" / "data" / "quick_run_scalars.json")
     curves = win_rate_curves(scalars_of(doc))
     assert curves and doc["step"] >= doc["config"]["total_steps"] > 0
     for c in next(iter(curves.values())).values():
         assert len(c["steps"]) >= 3 and all(
             lo <= w <= hi for w, lo, hi in zip(c["win_rate"], c["lo"], c["hi"], strict=True)
         )
+
+
+def test_the_quick_recipe_is_the_shipped_run_and_it_learns():
+    from training.config import load_config
+
+    cfg = load_config(ROOT / "training" / "configs" / "quick.toml")
+    doc = load_export(ROOT / "notebooks" / "data" / "quick_run_scalars.json")
+    assert {k: doc["config"][k] for k in ("total_steps", "seed", "num_players", "eval_bots")} == {
+        "total_steps": cfg.total_steps,
+        "seed": cfg.seed,
+        "num_players": cfg.num_players,
+        "eval_bots": cfg.eval_bots,
+    }
+    curves = win_rate_curves(scalars_of(doc))
+    for bot, c in curves[2].items():  # the last evaluation clears the first, intervals apart
+        assert c["lo"][-1] > c["hi"][0], bot
