@@ -37,20 +37,10 @@ import numpy as np
 
 from lastwill_env.encoding import REWARD_MODES, encode_state_sparse, terminal_rewards
 from lastwill_env.engine import GameState, player_view
-from lastwill_env.engine.game import GAME_OVER, property_value
+from lastwill_env.shaping import potential
 
 from .policy import NumpyPolicy
 from .residual import raise_prior
-
-
-def potential(state: GameState, seat: int) -> float:
-    """The training shaping's phi: (mean total of the other seats - own total) / 100, 0 at the
-    end (docs/RULES.md §8 totals; the same as `training.allseat.potential`)."""
-    if state.phase == GAME_OVER:
-        return 0.0
-    totals = [state.money[p] + property_value(state, p) for p in range(state.n)]
-    me = totals[seat]
-    return ((sum(totals) - me) / (state.n - 1) - me) / 100.0
 
 
 class LeafEvaluator:

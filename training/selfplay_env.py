@@ -26,11 +26,11 @@ from typing import Any
 
 import numpy as np
 
+from lastwill_env.shaping import potential
 from lastwill_env.single_seat import SingleSeatEnv
 
 from .config import TrainConfig
 from .pool import OpponentPool
-from .shaping import potential
 
 
 class _Timed:

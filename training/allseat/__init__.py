@@ -16,7 +16,8 @@ Threads: rollout and update alternate in one process; torch runs with `torch_thr
 a rollout process feeding a learner process (see README, "Training throughput").
 """
 
-from ..shaping import potential
+from lastwill_env.shaping import potential
+
 from .batch import sparse_batch, sparse_obs
 from .network import ActorCritic, build_model
 from .ppo import flatten, make_optimizer, ppo_update

@@ -40,9 +40,19 @@ from agents.residual import raise_prior
 from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
 from lastwill_env.engine import NUM_ACTIONS, GameConfig, legal_actions, new_game, player_view
 from lastwill_env.engine.game import GAME_OVER
+from lastwill_env.shaping import potential, shaping_reward
 
 from ..config import TrainConfig
-from ..shaping import potential, shaping_reward
+from ..seating import (
+    BOT,
+    MIXED,
+    REVERSE,
+    SNAPSHOT,
+    draw_learner_seat,
+    draw_player_count,
+    draw_seat,
+    draw_table,
+)
 from .batch import sparse_batch, sparse_obs
 
 LEARNER = "learner"
@@ -143,41 +153,35 @@ class Rollout:
 
     def _draw_seat(self) -> tuple[Any, str]:
         cfg = self.cfg
-        u = self.rng.random()
-        if self.bots and u < cfg.p_bots_min:
-            return self._draw_bot(self.rng.choice(self.bot_specs))
-        if u < cfg.p_bots_min + cfg.p_latest or not self.snapshots:
-            return LEARNER, LEARNER
-        ids = list(self.snapshot_weights) or list(self.snapshots)
-        sid = self.rng.choices(ids, weights=[self.snapshot_weights.get(i, 1.0) for i in ids])[0]
-        return ("snapshot", sid), sid
+        kind, which = draw_seat(
+            self.rng,
+            len(self.bot_specs),
+            cfg.p_bots_min,
+            cfg.p_latest,
+            self.snapshots,
+            self.snapshot_weights,
+        )
+        if kind == BOT:
+            return self._draw_bot(self.bot_specs[which])
+        if kind == SNAPSHOT:
+            return ("snapshot", which), which
+        return LEARNER, LEARNER
 
     def new_game(self) -> Game:
         cfg = self.cfg
-        n = self.rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
-        me = self.rng.randrange(n)
+        n = draw_player_count(self.rng, cfg)
+        me = draw_learner_seat(self.rng, n)
+        others = [p for p in range(n) if p != me]
+        table = draw_table(self.rng, len(self.bot_specs), cfg.p_bot_table, cfg.p_bot_seat, others)
+        bot = None if table.kind == MIXED else self._draw_bot(self.bot_specs[table.bot])
         ctrl, ids = [], []
-        table = (
-            self._draw_bot(self.rng.choice(self.bot_specs))
-            if (self.bots and cfg.p_bot_table > 0 and self.rng.random() < cfg.p_bot_table)
-            else None
-        )
-        bot_seat, lone = -1, None
-        if (
-            table is None
-            and cfg.p_bot_seat > 0
-            and self.rng.random() < cfg.p_bot_seat / (1.0 - cfg.p_bot_table)
-        ):
-            # the reverse table: one pool bot, the learner everywhere else
-            bot_seat = self.rng.choice([p for p in range(n) if p != me])
-            lone = self._draw_bot(self.rng.choice(self.bot_specs))
         for p in range(n):
-            if p == me:
+            if p == me or (table.kind == REVERSE and p != table.bot_seat):
                 c, i = LEARNER, LEARNER
-            elif lone is not None:
-                c, i = lone if p == bot_seat else (LEARNER, LEARNER)
+            elif bot is not None:
+                c, i = bot
             else:
-                c, i = table if table is not None else self._draw_seat()
+                c, i = self._draw_seat()
             ctrl.append(c)
             ids.append(i)
         s = new_game(GameConfig(num_players=n), self.rng.randrange(2**62))

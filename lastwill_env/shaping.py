@@ -1,4 +1,4 @@
-"""The shaping potential of the trainers (potential-based shaping, Ng et al. 1999).
+"""The shaping potential (potential-based shaping, Ng et al. 1999), in one place.
 
 With `shaping` > 0 a learner's step from one of its decisions to its next earns
 `shaping * (gamma * phi(next) - phi(now))` on top of the terminal reward, where
@@ -7,8 +7,9 @@ With `shaping` > 0 a learner's step from one of its decisions to its next earns
 
 (a total is money plus property value, docs/RULES.md §8) and phi = 0 once the game is over.
 It rewards spending faster than the table between the sparse terminal rewards and leaves the
-optimal policy unchanged. The single-seat env (`training.selfplay_env`) and the all-seat
-rollout (`training.allseat.rollout`) both read phi from here.
+optimal policy unchanged. The single-seat trainer's env (`training.selfplay_env`), the all-seat
+rollout (`training.allseat.rollout`) and the search's leaf values (`agents.leafeval`, which adds
+the potential back to a critic trained with shaping) all read phi from here.
 """
 
 from __future__ import annotations
