@@ -17,6 +17,14 @@ from typing import Annotated, NoReturn
 import typer
 from typer.core import TyperCommand
 
+from lastwill_env.engine.config import (
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    ConfigError,
+    GameConfig,
+    check_player_count,
+)
+
 from .deals import DealsError, check_deals, describe
 from .registry import legend
 from .timelimit import DEFAULT_MOVE_TIME_LIMIT
@@ -78,6 +86,7 @@ def _limit_help(outcome: str) -> str:
     )
 
 
+PLAYER_RANGE = f"{MIN_PLAYERS}-{MAX_PLAYERS}"  # the player counts in a --help line
 MOVE_TIME_LIMIT_HELP = _limit_help("makes its game an error row")
 LIVE_TIME_LIMIT_HELP = _limit_help(
     "is dropped and its seat plays the first legal action for the rest of the game"
@@ -136,6 +145,34 @@ ARENA_HELP = (
 )
 
 
+# options shared by several commands (one spelling of each flag and its help)
+StartingMoneyOpt = Annotated[
+    str, typer.Option("--starting-money", help="70, will-shared or will-each.")
+]
+BoardSpacesOpt = Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")]
+WorkersOpt = Annotated[
+    int, typer.Option("--workers", "-w", help="Worker processes (1: in-process).")
+]
+FormatOpt = Annotated[
+    OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
+]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+MoveTimeLimitOpt = Annotated[float, typer.Option("--move-time-limit", help=MOVE_TIME_LIMIT_HELP)]
+
+
+def _starting_money(text: str) -> int | str:
+    """``--starting-money`` as GameConfig takes it: digits become an int, names stay text."""
+    return int(text) if text.strip().isdigit() else text
+
+
+def _player_count(n: int, flag: str = "--num-players") -> int:
+    """``n`` when it is an allowed player count (``engine.config``), else exit 2 naming them."""
+    try:
+        return check_player_count(n, flag)
+    except ConfigError as e:
+        fail(str(e))
+
+
 @app.command(cls=_LegendCommand, help=ARENA_HELP, context_settings={"max_content_width": 100})
 def arena(
     players: Annotated[
@@ -150,7 +187,9 @@ def arena(
     num_players: Annotated[
         int | None,
         typer.Option(
-            "--num-players", "-n", help="Seats per table, 2-5 \\[default: number of entrants]."
+            "--num-players",
+            "-n",
+            help=f"Seats per table, {PLAYER_RANGE} \\[default: number of entrants].",
         ),
     ] = None,
     games: Annotated[
@@ -174,9 +213,7 @@ def arena(
             "--all-seatings", help="Every distinct permutation of seats, not just rotations."
         ),
     ] = False,
-    workers: Annotated[
-        int, typer.Option("--workers", "-w", help="Worker processes (1: in-process).")
-    ] = 1,
+    workers: WorkersOpt = 1,
     use_ray: Annotated[
         bool, typer.Option("--ray", help="Fan games out as Ray tasks (pip install -e '.\\[ray]').")
     ] = False,
@@ -196,9 +233,7 @@ def arena(
         bool,
         typer.Option("--resume", help="Continue the log at --out, skipping recorded games."),
     ] = False,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
-    ] = OutputFormat.table,
+    fmt: FormatOpt = OutputFormat.table,
     plot: Annotated[
         Path | None, typer.Option("--plot", help="Write a PNG of win rates with 95% CIs.")
     ] = None,
@@ -222,28 +257,50 @@ def arena(
             "\\[default: random, when it plays].",
         ),
     ] = None,
-    starting_money: Annotated[
-        str, typer.Option("--starting-money", help="70, will-shared or will-each.")
-    ] = "70",
-    board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    move_time_limit: Annotated[
-        float, typer.Option("--move-time-limit", help=MOVE_TIME_LIMIT_HELP)
-    ] = DEFAULT_MOVE_TIME_LIMIT,
+    starting_money: StartingMoneyOpt = "70",
+    board_spaces: BoardSpacesOpt = 5,
+    quiet: QuietOpt = False,
+    move_time_limit: MoveTimeLimitOpt = DEFAULT_MOVE_TIME_LIMIT,
 ) -> None:
-    from lastwill_env.engine import ConfigError, GameConfig
-
     from . import arena as ar
-    from . import stats
 
     move_time_limit = _move_time_limit(move_time_limit)
+    entrants, config = _arena_entrants(players, num_players, anchor, starting_money, board_spaces)
+    if out is None:
+        out = ar.default_out_path()
+    _check_arena_outputs(out, resume, plot, paired_csv, force)
+    total = _arena_games(entrants, config, seed, all_seatings, deals, games)
+    if ray_address and not use_ray:
+        fail("--ray-address names a Ray cluster for --ray; add --ray (or drop --ray-address)")
+    result = _run_tournament(
+        entrants,
+        config,
+        games,
+        total,
+        quiet,
+        seed=seed,
+        out=out,
+        resume=resume,
+        workers=workers,
+        use_ray=use_ray,
+        ray_address=ray_address,
+        all_seatings=all_seatings,
+        deals=deals,
+        move_time_limit=move_time_limit,
+    )
+    _report_arena(result, fmt, seed, deals, anchor, plot, paired_csv, force, config.num_players)
+
+
+def _arena_entrants(
+    players: str, num_players: int | None, anchor: str | None, starting_money: str, board: int
+):
+    """The entrants of ``--players`` and the game config, checked (exit 2 on bad input)."""
+    from . import stats
 
     entrants = [p.strip() for p in players.split(",")]
     if any(not p for p in entrants):
         fail(f"empty player spec in --players {players!r}; valid players:\n{legend()}")
-    n = len(entrants) if num_players is None else num_players
-    if not 2 <= n <= 5:
-        fail(f"--num-players must be from 2 to 5, got {n}")
+    n = _player_count(len(entrants) if num_players is None else num_players)
     if len(entrants) != n:
         fail(
             f"--players lists {len(entrants)} entrants but --num-players is {n}: give exactly "
@@ -254,17 +311,21 @@ def arena(
             f"--anchor {anchor!r} is not an entrant; name one of the --players specs: "
             f"{', '.join(dict.fromkeys(entrants))}"
         )
-    sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
+    sm = _starting_money(starting_money)
     try:
-        config = GameConfig(num_players=n, starting_money=sm, board_spaces=board_spaces)
+        config = GameConfig(num_players=n, starting_money=sm, board_spaces=board)
     except ConfigError as e:
         fail(str(e))
+    return entrants, config
 
+
+def _check_arena_outputs(
+    out: Path, resume: bool, plot: Path | None, paired_csv: Path | None, force: bool
+) -> None:
+    """Every destination is checked before the first game is played (exit 2 if one is not
+    writable, or exists without --resume / --force)."""
     from .safeio import DestinationError, check_destination
 
-    # every destination is checked before the first game is played
-    if out is None:
-        out = ar.default_out_path()
     try:
         check_destination(
             out,
@@ -288,6 +349,12 @@ def arena(
             )
     except DestinationError as e:
         fail(str(e))
+
+
+def _arena_games(entrants, config, seed: int, all_seatings: bool, deals: str, games: int) -> int:
+    """The tournament's number of games: ``games`` rounded up to whole seatings (noted)."""
+    from . import arena as ar
+
     try:
         check_deals(deals)
     except DealsError as e:
@@ -300,70 +367,59 @@ def arena(
             f"note: --games {games} rounded up to {total} "
             f"({total // s} paired deals x {s} seatings)"
         )
+    return total
 
-    from rich.console import Console
-    from rich.progress import (
-        BarColumn,
-        MofNCompleteColumn,
-        Progress,
-        TextColumn,
-        TimeElapsedColumn,
-        TimeRemainingColumn,
-    )
 
-    err_console = Console(stderr=True)
-    progress = Progress(
-        TextColumn("[bold]arena[/]"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("games"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[errors]} errors"),
-        console=err_console,
-        disable=quiet,
-        transient=False,
-    )
-    task_id = progress.add_task("arena", total=total, errors=0)
-    errors = [0]
+class _ArenaProgress:
+    """The arena's progress bar on stderr, with its count of error rows; shown once the
+    players are built and the log is checked (errors come first)."""
 
-    def on_start(total_: int, already: int) -> None:
-        # shown once the players are built and the log is checked (errors come first)
-        progress.start()
-        progress.update(task_id, total=total_, completed=already)
+    def __init__(self, total: int, quiet: bool) -> None:
+        self.progress, self.task_id = _progress_bar("arena", quiet, total=total, errors=True)
+        self.errors = 0
+
+    def on_start(self, total: int, already: int) -> None:
+        self.progress.start()
+        self.progress.update(self.task_id, total=total, completed=already)
         if already:
-            note(f"resuming: {already} of {total_} games already in the log")
+            note(f"resuming: {already} of {total} games already in the log")
 
-    def on_game(row: dict) -> None:
+    def on_game(self, row: dict) -> None:
         if row.get("error") is not None:
-            errors[0] += 1
-        progress.update(task_id, advance=1, errors=errors[0])
+            self.errors += 1
+        self.progress.update(self.task_id, advance=1, errors=self.errors)
 
-    if ray_address and not use_ray:
-        fail("--ray-address names a Ray cluster for --ray; add --ray (or drop --ray-address)")
+    def stop(self) -> None:
+        self.progress.stop()
+
+
+def _run_tournament(entrants, config, games: int, total: int, quiet: bool, **options):
+    """Play the tournament (``options``: those of :func:`agents.arena.run_tournament`) under a
+    progress bar; an arena error exits 2."""
+    from . import arena as ar
+
+    progress = _ArenaProgress(total, quiet)
     try:
         result = ar.run_tournament(
             entrants,
             config,
             games,
-            seed=seed,
-            out=out if out is not None else ar.default_out_path(),
-            resume=resume,
-            workers=workers,
-            use_ray=use_ray,
-            ray_address=ray_address,
-            all_seatings=all_seatings,
-            deals=deals,
-            on_start=on_start,
-            on_game=on_game,
+            on_start=progress.on_start,
+            on_game=progress.on_game,
             on_note=lambda text: note(f"note: {text}"),
             trusted=True,  # the entrants were typed here (docs/TRUST.md)
-            move_time_limit=move_time_limit,
+            **options,
         )
     except ar.ArenaError as e:
         progress.stop()
         fail(str(e))
     progress.stop()
+    return result
+
+
+def _report_arena(result, fmt, seed, deals, anchor, plot, paired_csv, force, n: int) -> None:
+    """The tournament's summary on stdout, the plot and the paired CSV if asked, the log line."""
+    from . import stats
 
     summary = stats.summarize(result.rows)
     seats = stats.seat_stats(result.rows)
@@ -371,23 +427,28 @@ def arena(
     paired = stats.paired_comparisons(result.rows, seed=seed)
     _print_summary(fmt, result, summary, seats, ratings, paired)
     if plot is not None:
-        from .safeio import write_with
-
-        title = f"{n}-player arena, {len(result.rows)} games"
-        try:
-            write_with(
-                plot,
-                lambda tmp: stats.plot_win_rates(summary, str(tmp), title=title),
-                overwrite=force,
-            )
-        except OSError as e:
-            fail(f"cannot write the plot {plot}: {e} (the log {result.out} is complete)")
-        note(f"plot: {plot}")
+        _save_plot(plot, summary, f"{n}-player arena, {len(result.rows)} games", force, result.out)
     _save_paired(paired_csv, paired, fmt, force, result.out)
     note(
         f"log: {result.out} ({len(result.rows)} games, {result.played} played now, "
         f"{result.errors} errors, {result.elapsed:.1f}s, {describe(deals, seed)})"
     )
+
+
+def _save_plot(path: Path, summary, title: str, force: bool, log: Path) -> None:
+    """Write the win-rate plot to --plot."""
+    from . import stats
+    from .safeio import write_with
+
+    try:
+        write_with(
+            path,
+            lambda tmp: stats.plot_win_rates(summary, str(tmp), title=title),
+            overwrite=force,
+        )
+    except OSError as e:
+        fail(f"cannot write the plot {path}: {e} (the log {log} is complete)")
+    note(f"plot: {path}")
 
 
 def _save_paired(path: Path | None, paired, fmt: OutputFormat, force: bool, log: Path) -> None:
@@ -626,26 +687,18 @@ def eval_cmd(
     mixed: Annotated[
         bool, typer.Option("--mixed/--no-mixed", help="Play the mixed tables.")
     ] = True,
-    workers: Annotated[
-        int, typer.Option("--workers", "-w", help="Worker processes (1: in-process).")
-    ] = 1,
+    workers: WorkersOpt = 1,
     out: Annotated[
         Path | None,
         typer.Option(
             "--out", "-o", help="JSONL log of the games \\[default: runs/eval/<time>.jsonl]."
         ),
     ] = None,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
-    ] = OutputFormat.table,
-    starting_money: Annotated[
-        str, typer.Option("--starting-money", help="70, will-shared or will-each.")
-    ] = "70",
-    board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")] = False,
-    move_time_limit: Annotated[
-        float, typer.Option("--move-time-limit", help=MOVE_TIME_LIMIT_HELP)
-    ] = DEFAULT_MOVE_TIME_LIMIT,
+    fmt: FormatOpt = OutputFormat.table,
+    starting_money: StartingMoneyOpt = "70",
+    board_spaces: BoardSpacesOpt = 5,
+    quiet: QuietOpt = False,
+    move_time_limit: MoveTimeLimitOpt = DEFAULT_MOVE_TIME_LIMIT,
     resume: Annotated[
         bool,
         typer.Option(
@@ -654,10 +707,6 @@ def eval_cmd(
         ),
     ] = False,
 ) -> None:
-    import json
-
-    from lastwill_env.engine import ConfigError, GameConfig
-
     from . import arena as ar
     from . import evaluate as ev
     from .registry import PlayerSpecError
@@ -665,27 +714,10 @@ def eval_cmd(
     move_time_limit = _move_time_limit(move_time_limit)
     counts = _int_list_option(num_players, "--num-players")
     bots = list(ev.PANEL) if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
-    sm: int | str = int(starting_money) if starting_money.strip().isdigit() else starting_money
-    try:
-        GameConfig(num_players=4, starting_money=sm, board_spaces=board_spaces)
-    except ConfigError as e:
-        fail(str(e))
-    if resume and out is None:
-        fail("--resume needs --out (the evaluation log to continue)")
-    if out is not None and out.exists() and not resume:
-        fail(
-            f"{out} already exists; refusing to overwrite it. Pass --resume to continue that "
-            f"evaluation, or choose another --out."
-        )
+    sm = _eval_starting_money(starting_money, board_spaces)
+    _check_eval_out(out, resume)
     target = out if out is not None else ar.default_out_path("runs/eval")
     progress, task_id = _progress_bar("eval", quiet)
-
-    def on_start(total: int) -> None:
-        progress.update(task_id, total=total)
-
-    def on_game(row: dict) -> None:
-        progress.update(task_id, advance=1)
-
     try:
         ev.panel_tables(spec, bots, counts)  # bad counts or an empty panel fail before any game
         with progress:
@@ -702,8 +734,8 @@ def eval_cmd(
                 starting_money=sm,
                 board_spaces=board_spaces,
                 out=target,
-                on_start=on_start,
-                on_game=on_game,
+                on_start=lambda total: progress.update(task_id, total=total),
+                on_game=lambda row: progress.update(task_id, advance=1),
                 trusted=True,  # the specs were typed here (docs/TRUST.md)
                 move_time_limit=move_time_limit,
                 resume=resume,
@@ -711,6 +743,36 @@ def eval_cmd(
             )
     except (ev.EvalError, PlayerSpecError, ConfigError) as e:
         fail(str(e))
+    _report_eval(result, fmt)
+
+
+def _eval_starting_money(starting_money: str, board_spaces: int) -> int | str:
+    """``--starting-money`` parsed, with ``--board-spaces``, checked against GameConfig."""
+    sm = _starting_money(starting_money)
+    try:
+        GameConfig(num_players=4, starting_money=sm, board_spaces=board_spaces)
+    except ConfigError as e:
+        fail(str(e))
+    return sm
+
+
+def _check_eval_out(out: Path | None, resume: bool) -> None:
+    """--out and --resume agree: --resume needs a log, an existing log needs --resume."""
+    if resume and out is None:
+        fail("--resume needs --out (the evaluation log to continue)")
+    if out is not None and out.exists() and not resume:
+        fail(
+            f"{out} already exists; refusing to overwrite it. Pass --resume to continue that "
+            f"evaluation, or choose another --out."
+        )
+
+
+def _report_eval(result, fmt: OutputFormat) -> None:
+    """The evaluation's summary on stdout in ``fmt``, then the log line on stderr."""
+    import json
+
+    from . import evaluate as ev
+
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(result.to_dict(), indent=2))
     elif fmt is OutputFormat.csv:
@@ -724,7 +786,9 @@ def eval_cmd(
     )
 
 
-def _progress_bar(label: str, quiet: bool):
+def _progress_bar(label: str, quiet: bool, *, total: int | None = None, errors: bool = False):
+    """A rich progress bar of games on stderr and its task; ``errors``: a column that shows the
+    task's ``errors`` field."""
     from rich.console import Console
     from rich.progress import (
         BarColumn,
@@ -735,18 +799,19 @@ def _progress_bar(label: str, quiet: bool):
         TimeRemainingColumn,
     )
 
-    progress = Progress(
+    columns = [
         TextColumn(f"[bold]{label}[/]"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("games"),
         TimeElapsedColumn(),
         TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=quiet,
-        transient=False,
-    )
-    return progress, progress.add_task(label, total=None)
+    ]
+    if errors:
+        columns.append(TextColumn("{task.fields[errors]} errors"))
+    progress = Progress(*columns, console=Console(stderr=True), disable=quiet, transient=False)
+    fields = {"errors": 0} if errors else {}
+    return progress, progress.add_task(label, total=total, **fields)
 
 
 def _print_eval(result) -> None:
@@ -887,15 +952,15 @@ def play(
     ] = "greedy,planner,combiner",
     num_players: Annotated[
         int | None,
-        typer.Option("--num-players", "-n", help="Seats, 2-5 \\[default: opponents + 1]."),
+        typer.Option(
+            "--num-players", "-n", help=f"Seats, {PLAYER_RANGE} \\[default: opponents + 1]."
+        ),
     ] = None,
     seed: Annotated[
         int | None, typer.Option("--seed", "-s", help="Deal seed \\[default: random].")
     ] = None,
-    starting_money: Annotated[
-        str, typer.Option("--starting-money", help="70, will-shared or will-each.")
-    ] = "70",
-    board_spaces: Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")] = 5,
+    starting_money: StartingMoneyOpt = "70",
+    board_spaces: BoardSpacesOpt = 5,
     load: Annotated[
         Path | None,
         typer.Option("--load", help="Resume a game saved with `save PATH` (ignores the setup)."),
@@ -916,15 +981,12 @@ def play(
         if load is not None:
             game = pl.load_game(load, move_time_limit=_move_time_limit(move_time_limit))
         else:
-            sm: int | str = (
-                int(starting_money) if starting_money.strip().isdigit() else starting_money
-            )
             game = pl.new_play(
                 opponents.split(","),
                 human_seat=seat,
                 num_players=num_players,
                 seed=seed,
-                starting_money=sm,
+                starting_money=_starting_money(starting_money),
                 board_spaces=board_spaces,
                 trusted=True,  # typed here; a --load file's seats are data (docs/TRUST.md)
                 move_time_limit=_move_time_limit(move_time_limit),

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from lastwill_env.engine import GameConfig
+from lastwill_env.engine.config import allowed_counts, is_player_count
 
 from .arena import (
     ArenaError,
@@ -96,8 +97,11 @@ def panel_tables(
     if not panel:
         raise EvalError("the panel is empty: name at least one bot, e.g. greedy")
     counts = list(num_players)
-    if not counts or any(not isinstance(n, int) or not 2 <= n <= 5 for n in counts):
-        raise EvalError(f"player counts must be integers from 2 to 5, got {counts}")
+    if not counts or not all(is_player_count(n) for n in counts):
+        raise EvalError(
+            f"num_players={counts} is not allowed; give player counts, each one of "
+            f"{allowed_counts()}"
+        )
     if len(set(counts)) != len(counts):
         raise EvalError(f"player counts must be distinct, got {counts}")
     out = []

@@ -58,6 +58,7 @@ from lastwill_env.engine import (
     new_game,
     player_view,
 )
+from lastwill_env.engine.config import allowed_counts, is_player_count
 
 from .arena import default_out_path as arena_out_path
 from .arena import derive_seed
@@ -165,8 +166,8 @@ def new_play(
     if not opponents or any(not o for o in opponents):
         raise PlayError("--opponents needs comma-separated player specs, e.g. greedy,planner")
     n = len(opponents) + 1 if num_players is None else num_players
-    if not 2 <= n <= 5:
-        raise PlayError(f"--num-players must be from 2 to 5, got {n}")
+    if not is_player_count(n):
+        raise PlayError(f"--num-players={n!r} is not allowed; choose {allowed_counts()}")
     if len(opponents) == 1 and n > 2:
         opponents = opponents * (n - 1)
     if len(opponents) != n - 1:

@@ -28,6 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.deals import deals_of  # noqa: E402
 from agents.evaluate import PANEL, Table, evaluate, play_tables  # noqa: E402
 from agents.stats import openskill_ratings, summarize  # noqa: E402
+from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
 
 
 def line(res: dict, n: int, mixed: bool) -> str:
@@ -61,7 +62,7 @@ def head_entry(entrants: tuple[str, ...], rows: list[dict]) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--games", type=int, default=400)
-    ap.add_argument("--players", type=int, default=4, choices=range(2, 6))
+    ap.add_argument("--players", type=int, default=4, choices=PLAYER_COUNTS)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--deals", default="test", choices=("test", "validation"))

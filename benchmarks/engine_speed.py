@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from lastwill_env.engine import GameConfig, apply_action, legal_actions, new_game  # noqa: E402
+from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
 from lastwill_env.engine.game import GAME_OVER  # noqa: E402
 
 
@@ -70,7 +71,7 @@ def run_once(players: int, seconds: float, seed: int) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
-    ap.add_argument("--players", type=int, default=4, choices=range(2, 6))
+    ap.add_argument("--players", type=int, default=4, choices=PLAYER_COUNTS)
     ap.add_argument("--seconds", type=float, default=10.0)
     ap.add_argument("--repeat", type=int, default=1)
     ap.add_argument("--seed", type=int, default=0)

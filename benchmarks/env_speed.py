@@ -178,8 +178,10 @@ def summary_text(out: dict) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    from lastwill_env.engine.config import PLAYER_COUNTS
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--players", type=int, default=4, choices=range(2, 6))
+    parser.add_argument("--players", type=int, default=4, choices=PLAYER_COUNTS)
     parser.add_argument("--seconds", type=float, default=10.0)
     parser.add_argument("--repeat", type=int, default=1)
     parser.add_argument("--seed", type=int, default=0)

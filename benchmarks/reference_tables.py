@@ -36,6 +36,7 @@ from agents.evaluate import PANEL, Table, play_tables  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402
 from agents.safeio import DestinationError, check_destination  # noqa: E402
 from agents.stats import summarize  # noqa: E402
+from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 
 
 def tables(policy: str, panel: list[str], counts: list[int], reverse: bool) -> list[Table]:
@@ -119,13 +120,16 @@ def main() -> int:
         counts = [int(x) for x in args.players.split(",")]
     except ValueError:
         print(
-            f"error: --players {args.players!r}: use counts from 2 to 5, e.g. 2,3,4,5",
+            f"error: --players {args.players!r}: use counts, each one of {allowed_counts()}, "
+            f"e.g. 2,3,4,5",
             file=sys.stderr,
         )
         return 2
-    if not counts or any(not 2 <= n <= 5 for n in counts) or len(set(counts)) != len(counts):
+    distinct = len(set(counts)) == len(counts)
+    if not counts or not all(is_player_count(n) for n in counts) or not distinct:
         print(
-            f"error: --players {args.players!r}: use distinct counts from 2 to 5, e.g. 2,4",
+            f"error: --players {args.players!r}: use distinct counts, each one of "
+            f"{allowed_counts()}, e.g. 2,4",
             file=sys.stderr,
         )
         return 2

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from agents.evaluate import EvalError, Table, play_tables  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402
 from agents.stats import summarize  # noqa: E402
+from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 
 
 def tables(policy: str, budgets: list[int], counts: list[int], c_puct: float) -> list[Table]:
@@ -88,8 +89,10 @@ def main(argv: list[str] | None = None) -> int:
         counts = _ints(args.players, "--players")
     except ValueError as e:
         ap.error(str(e))
-    if any(not 2 <= n <= 5 for n in counts) or len(set(counts)) != len(counts):
-        ap.error(f"--players {args.players!r}: distinct player counts from 2 to 5")
+    if not all(is_player_count(n) for n in counts) or len(set(counts)) != len(counts):
+        ap.error(
+            f"--players {args.players!r}: distinct player counts, each one of {allowed_counts()}"
+        )
     if args.games < 1 or args.workers < 1:
         ap.error("--games and --workers must be at least 1")
     ts = tables(args.policy, budgets, counts, args.c_puct)

@@ -37,6 +37,7 @@ from lastwill_env.engine import (  # noqa: E402
     new_game,
     player_view,
 )
+from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 from lastwill_env.engine.game import GAME_OVER  # noqa: E402
 
 
@@ -110,9 +111,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         counts = [int(x) for x in args.players.split(",")]
     except ValueError:
-        ap.error(f"--players {args.players!r}: give comma-separated integers from 2 to 5")
-    if any(not 2 <= n <= 5 for n in counts):
-        ap.error(f"--players {args.players!r}: player counts are 2 to 5")
+        ap.error(f"--players {args.players!r}: give comma-separated integers, e.g. 2,4")
+    if not all(is_player_count(n) for n in counts):
+        ap.error(f"--players {args.players!r}: player counts are {allowed_counts()}")
     if args.decisions < 1 or args.engine_seconds <= 0:
         ap.error("--decisions must be at least 1 and --engine-seconds above 0")
     spec = f"mcts:policy={args.policy}:sims={args.sims}"

@@ -33,6 +33,7 @@ from lastwill_env.engine import (  # noqa: E402
     new_game,
     player_view,  # noqa: E402
 )
+from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 from lastwill_env.engine.game import GAME_OVER  # noqa: E402
 
 
@@ -80,11 +81,11 @@ def main() -> int:
     args = ap.parse_args()
     try:
         counts = [int(x) for x in args.players.split(",")]
-        if not counts or any(not 2 <= n <= 5 for n in counts):
+        if not counts or not all(is_player_count(n) for n in counts):
             raise ValueError
     except ValueError:
-        print(f"error: --players {args.players!r}: use counts from 2 to 5, e.g. 2,3,4,5",
-              file=sys.stderr)  # fmt: skip
+        print(f"error: --players {args.players!r}: use counts, each one of {allowed_counts()}, "
+              f"e.g. 2,3,4,5", file=sys.stderr)  # fmt: skip
         return 2
     if args.games < 1:
         print("error: --games must be at least 1", file=sys.stderr)

@@ -17,6 +17,10 @@ import json
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
+
 
 def table(state: dict, players: int, bots: list[str] | None = None) -> list[dict]:
     rows = []
@@ -45,7 +49,7 @@ def table(state: dict, players: int, bots: list[str] | None = None) -> list[dict
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("run_dir")
-    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5))
+    ap.add_argument("--players", type=int, default=4, choices=PLAYER_COUNTS)
     ap.add_argument("--bots", help="only these panel bots, comma-separated (default: all)")
     ap.add_argument("--json", action="store_true", help="print one JSON line")
     args = ap.parse_args()

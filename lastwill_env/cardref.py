@@ -30,6 +30,7 @@ from .engine.cards import (
     PROPERTY_TYPES,
     CardSpec,
 )
+from .engine.config import PLAYER_COUNTS
 
 __all__ = ["card_text", "find_card", "cards_markdown", "CardNotFound", "main"]
 
@@ -338,7 +339,7 @@ def cards_markdown() -> str:
         + ", ".join(f"**{k}** {v}" for k, v in _DECK_NAMES.items())
         + ". Companions never appear on the offer board."
     )
-    for n in (2, 3, 4, 5):
+    for n in PLAYER_COUNTS:
         sched = c.offer_schedule[n]
         shared = c.shared_top_spaces[n]
         add("")

@@ -36,7 +36,7 @@ from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
 from .encoding import OBS_HIGH, OBS_LOW, OBS_SIZE, REWARD_MODES, encode_state, terminal_rewards
 from .engine import NUM_ACTIONS, GameState, IllegalActionError, make_config, new_game
-from .engine.config import MAX_PLAYERS, MIN_PLAYERS, ConfigError
+from .engine.config import MAX_PLAYERS, ConfigError, allowed_counts, is_player_count
 from .engine.game import GAME_OVER, as_legal
 
 __all__ = ["LastWillMultiAgentEnv", "observation_space", "AGENTS", "ENV_KEYS"]
@@ -63,13 +63,10 @@ class LastWillMultiAgentEnv(MultiAgentEnv):
         cfg = dict(config or {})
         counts = cfg.pop("num_players", 4)
         counts = (counts,) if isinstance(counts, int) else tuple(counts)
-        if not counts or any(
-            not isinstance(k, int) or isinstance(k, bool) or not MIN_PLAYERS <= k <= MAX_PLAYERS
-            for k in counts
-        ):
+        if not counts or not all(is_player_count(k) for k in counts):
             raise ConfigError(
                 f"num_players={counts!r} is not allowed; give a player count or a list of them, "
-                f"each from {MIN_PLAYERS} to {MAX_PLAYERS}"
+                f"each one of {allowed_counts()}"
             )
         weights = cfg.pop("player_weights", None)
         w = np.ones(len(counts)) if weights is None else np.asarray(weights, dtype=np.float64)

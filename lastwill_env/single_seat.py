@@ -60,7 +60,7 @@ from .engine import (
     new_game,
     player_view,
 )
-from .engine.config import MAX_PLAYERS, MIN_PLAYERS, ConfigError
+from .engine.config import PLAYER_COUNTS, ConfigError, allowed_counts, is_player_count
 from .engine.game import GAME_OVER, action_int, as_legal
 from .options import check_finite
 
@@ -124,7 +124,7 @@ class SingleSeatEnv(gym.Env):
         self,
         opponents: Sequence[Opponent] | None = None,
         opponents_fn: Callable[[int, np.random.Generator], Sequence[Opponent]] | None = None,
-        num_players: int | Sequence[int] = (2, 3, 4, 5),
+        num_players: int | Sequence[int] = PLAYER_COUNTS,
         player_weights: Sequence[float] | None = None,
         reward: str = "zero_sum",
         illegal_action: str = "raise",
@@ -134,13 +134,10 @@ class SingleSeatEnv(gym.Env):
     ) -> None:
         super().__init__()
         counts = (num_players,) if isinstance(num_players, int) else tuple(num_players)
-        if not counts or any(
-            not isinstance(k, int) or isinstance(k, bool) or not MIN_PLAYERS <= k <= MAX_PLAYERS
-            for k in counts
-        ):
+        if not counts or not all(is_player_count(k) for k in counts):
             raise ConfigError(
                 f"num_players={num_players!r} is not allowed; give a player count or a list of "
-                f"them, each from {MIN_PLAYERS} to {MAX_PLAYERS}"
+                f"them, each one of {allowed_counts()}"
             )
         self.player_counts = counts
         self.player_weights = _weights(player_weights, counts)

@@ -84,11 +84,11 @@ def test_ppo_without_checkpoint_reports_registry_error(tmp_path):
 
 def test_bad_player_counts(tmp_path):
     res = _arena("-p", "random", "-o", str(tmp_path / "a.jsonl"))
-    assert res.exit_code == 2 and "from 2 to 5" in res.stderr
+    assert res.exit_code == 2 and "2, 3, 4 or 5" in res.stderr
     res = _arena("-p", "random,random,random", "-n", "4", "-o", str(tmp_path / "a.jsonl"))
     assert res.exit_code == 2 and "exactly 4 specs" in res.stderr
     res = _arena("-p", ",".join(["random"] * 6), "-o", str(tmp_path / "a.jsonl"))
-    assert res.exit_code == 2 and "from 2 to 5" in res.stderr
+    assert res.exit_code == 2 and "2, 3, 4 or 5" in res.stderr
 
 
 def test_bad_format_lists_choices():

@@ -39,7 +39,7 @@ def test_panel_tables_copies_mixed_and_anchor():
     ("panel", "counts", "message"),
     [
         ([], [4], "panel is empty"),
-        (["greedy"], [6], "from 2 to 5"),
+        (["greedy"], [6], "2, 3, 4 or 5"),
         (["greedy"], [3, 3], "distinct"),
     ],
 )
@@ -161,7 +161,7 @@ def test_eval_cli_json_csv_and_table(tmp_path):
     ("args", "message"),
     [
         (["greedy@me", "-n", "2,x"], "comma-separated integers"),
-        (["greedy@me", "-n", "7"], "from 2 to 5"),
+        (["greedy@me", "-n", "7"], "2, 3, 4 or 5"),
         (["greedy@me", "--panel", ","], "panel is empty"),
         (["greedy", "--panel", "greedy,random", "-g", "1"], "display name"),
         (["nobody", "-g", "1"], "unknown player"),

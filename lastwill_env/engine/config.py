@@ -51,12 +51,7 @@ class GameConfig:
     board_spaces: int = 5
 
     def __post_init__(self) -> None:
-        n = self.num_players
-        if not isinstance(n, int) or isinstance(n, bool) or not MIN_PLAYERS <= n <= MAX_PLAYERS:
-            raise ConfigError(
-                f"num_players={n!r} is not allowed; choose an integer from "
-                f"{MIN_PLAYERS} to {MAX_PLAYERS}"
-            )
+        check_player_count(self.num_players)
         sm = self.starting_money
         if isinstance(sm, str) and sm.strip() == "70":
             object.__setattr__(self, "starting_money", 70)
