@@ -38,6 +38,7 @@ from .rundir import (
     write_state,
 )
 from .rundir import rel as _rel
+from .seating import draw_player_count
 
 SUFFIXES = (".npz", ".json", ".pt")
 
@@ -329,7 +330,7 @@ def train_exploiter(run: Path, main: Path, cfg: TrainConfig, step: int, rng) -> 
     rate against `main` on fresh deals is above chance."""
     from .exploit import exploit
 
-    n = rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+    n = draw_player_count(rng, cfg)
     ex_id = f"exploiter_{step}_{n}p"
     rep = exploit(
         f"ppo:{main}",

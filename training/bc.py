@@ -22,6 +22,7 @@ from lastwill_env.engine import NUM_ACTIONS, GameConfig, new_game, player_view
 from lastwill_env.engine.game import GAME_OVER
 
 from .config import TrainConfig
+from .seating import draw_player_count
 
 
 def collect(
@@ -37,7 +38,7 @@ def collect(
     values: list[float] = []
     buf = np.zeros(OBS_SIZE, dtype=np.float32)
     for g in range(games):
-        n = rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+        n = draw_player_count(rng, cfg)
         teacher_seat = rng.randrange(n)
         specs = [cfg.bc_teacher if p == teacher_seat else rng.choice(others) for p in range(n)]
         agents = [make_agent(spec, seed=rng.randrange(2**31)) for spec in specs]

@@ -10,7 +10,8 @@ Per game, each opponent seat is drawn independently: a bot with probability `p_b
 latest weights with probability `p_latest`, otherwise a snapshot. With `pfsp`, snapshots are
 weighted by x(1-x) of the learner's recent win rate x against them (prioritised fictitious
 self-play, "PFSP-var"), so the pool favours opponents of even strength; without, uniformly.
-With `p_bot_table`, a game instead seats n-1 copies of one bot (the evaluation's table).
+With `p_bot_table`, a game instead seats n-1 copies of one bot (the evaluation's table). The
+seating rule is the all-seat rollout's too (`training.seating`).
 
 The registry of snapshots is `<run>/pool.json` (the single source of truth for the pool and for
 tournaments: each entry names the checkpoint to pass as `ppo:PATH`). The pool object that lives in
@@ -31,6 +32,8 @@ from agents.policy import NumpyPolicy
 from agents.registry import make_agent
 from agents.safeio import write_json
 from lastwill_env.encoding import OBS_SIZE, encode_observation
+
+from .seating import BOT, BOT_TABLE, SNAPSHOT, draw_seat, draw_table
 
 
 @dataclass
@@ -190,25 +193,26 @@ class OpponentPool:
 
     # -- drawing a table -----------------------------------------------------------------
     def draw_one(self) -> tuple[str, Any]:
-        u = self.rng.random()
-        if self.bots and (u < self.p_bots_min or (self.latest is None and not self.snapshots)):
-            i = self.rng.randrange(len(self.bots))
-            return f"bot:{self.bot_specs[i]}", self.bots[i]
-        u -= self.p_bots_min
-        if self.latest is not None and (u < self.p_latest or not self.snapshots):
-            return "latest", self.latest
-        if self.snapshots:
-            ids = list(self.snapshot_weights) or list(self.snapshots)
-            w = [self.snapshot_weights.get(i, 1.0) for i in ids]
-            sid = self.rng.choices(ids, weights=w)[0]
-            return sid, self.snapshots[sid]
-        i = self.rng.randrange(len(self.bots))
-        return f"bot:{self.bot_specs[i]}", self.bots[i]
+        kind, which = draw_seat(
+            self.rng,
+            len(self.bots),
+            self.p_bots_min,
+            self.p_latest,
+            self.snapshots,
+            self.snapshot_weights,
+            has_latest=self.latest is not None,
+        )
+        if kind == BOT:
+            return f"bot:{self.bot_specs[which]}", self.bots[which]
+        if kind == SNAPSHOT:
+            return which, self.snapshots[which]
+        return "latest", self.latest
 
     def draw(self, num_players: int) -> list[Any]:
         """Opponents for the other num_players - 1 seats; their ids are kept in `last_ids`."""
-        if self.bots and self.p_bot_table > 0 and self.rng.random() < self.p_bot_table:
-            i = self.rng.randrange(len(self.bots))
+        table = draw_table(self.rng, len(self.bots), self.p_bot_table)
+        if table.kind == BOT_TABLE:
+            i = table.bot
             picks = [(f"bot:{self.bot_specs[i]}", self.bots[i])] * (num_players - 1)
         else:
             picks = [self.draw_one() for _ in range(num_players - 1)]
