@@ -69,6 +69,7 @@ from lastwill_env.engine.actions import KEEP
 from .base import BaseAgent
 from .deals import VALIDATION, check_deals, derive_seed
 from .deals import deal_seed as deal_seed_of
+from .gamelog import scan_jsonl
 from .registry import (
     PlayerSpecError,
     WorkerSetup,
@@ -447,35 +448,8 @@ def read_log(path: str | os.PathLike) -> tuple[dict[str, Any] | None, list[dict[
     """``(header, rows, good_bytes)``. A truncated last line (a crash mid-write) is dropped;
     ``good_bytes`` is where the intact part ends. A bad line elsewhere is an :class:`ArenaError`.
     """
-    data = Path(path).read_bytes()
-    lines = data.split(b"\n")
-    header = None
-    rows: list[dict[str, Any]] = []
-    pos = 0
-    for i, raw in enumerate(lines):
-        last = i == len(lines) - 1
-        end = pos + len(raw) + (0 if last else 1)
-        if not raw.strip():
-            pos = end
-            continue
-        try:
-            obj = json.loads(raw)
-            if not isinstance(obj, dict):
-                raise ValueError("not a JSON object")
-        except ValueError as e:
-            if last or all(not ln.strip() for ln in lines[i + 1 :]):
-                break  # the truncated tail of an interrupted write
-            raise ArenaError(f"{path}: line {i + 1} is not a JSON object ({e})") from e
-        if last:  # a complete object without its newline: still a torn write, keep it out
-            break
-        if obj.get("type") == "header":
-            if header is not None or rows:
-                raise ArenaError(f"{path}: line {i + 1}: a second header")
-            header = obj
-        else:
-            rows.append(obj)
-        pos = end
-    return header, rows, pos
+    scan = scan_jsonl(Path(path).read_bytes(), path, error=ArenaError)  # agents.gamelog
+    return scan.header, scan.rows, scan.good_bytes
 
 
 def _check_header(path: Path, found: dict[str, Any] | None, wanted: dict[str, Any]) -> None:

@@ -34,7 +34,6 @@ from lastwill_env.engine import (
     CATALOGUE,
     GAME_OVER,
     PHASE_NAMES,
-    ConfigError,
     GameConfig,
     GameState,
     IllegalActionError,
@@ -50,51 +49,18 @@ from lastwill_env.engine.text import (  # noqa: F401 - part of the replay API
     render_view,
 )
 
+from .gamelog import GameLogError, check_record, read_game_file  # noqa: F401 - replay API
+
 CARDS = CATALOGUE.cards
 
 
-class ReplayError(ValueError):
-    """A record that cannot be replayed; the message says why and what to do."""
+# A record that cannot be replayed; the message says why and what to do. The records are read
+# and checked in one place, agents.gamelog, for this module and the viewer alike.
+ReplayError = GameLogError
 
 
 # ---------------------------------------------------------------------------------------------
 # Records
-
-
-def check_record(record: Any, where: str = "record") -> dict[str, Any]:
-    """Validate the fields a replay needs; return the record."""
-    if not isinstance(record, dict):
-        raise ReplayError(f"{where} is not a JSON object")
-    if record.get("type") == "header":
-        raise ReplayError(f"{where} is an arena log header, not a game")
-    err = record.get("error")
-    if err is not None:
-        e = err if isinstance(err, dict) else {"message": str(err)}
-        raise ReplayError(
-            f"{where} is an error row: {e.get('player')} at seat {e.get('seat')} failed "
-            f"({e.get('message')}); it has no finished game to replay"
-        )
-    missing = [k for k in ("config", "deal_seed", "actions", "seating") if k not in record]
-    if missing:
-        raise ReplayError(f"{where} lacks {', '.join(missing)}; it is not a game record")
-    try:
-        cfg = GameConfig.from_dict(record["config"])
-    except (ConfigError, TypeError, ValueError, AttributeError) as e:
-        raise ReplayError(f"{where} has a bad config: {e}") from None
-    actions = record["actions"]
-    if not isinstance(actions, list) or any(type(a) is not int for a in actions):
-        raise ReplayError(f"{where}: 'actions' must be a list of action indices")
-    seed = record["deal_seed"]
-    if type(seed) is not int or not 0 <= seed < 2**64:  # a JSON true is not a seed
-        raise ReplayError(f"{where}: 'deal_seed' must be an integer from 0 to 2**64 - 1")
-    seating = record["seating"]
-    if (
-        not isinstance(seating, list)
-        or len(seating) != cfg.num_players
-        or not all(isinstance(s, str) for s in seating)
-    ):
-        raise ReplayError(f"{where}: 'seating' must list {cfg.num_players} player specs")
-    return record
 
 
 def load_record(path: str | Path, game: int | None = None) -> dict[str, Any]:
@@ -104,66 +70,7 @@ def load_record(path: str | Path, game: int | None = None) -> dict[str, Any]:
     the log holds a single game. A game file holds one game (``game`` may be ``None`` or its
     own index).
     """
-    path = Path(path)
-    if not path.is_file():
-        raise ReplayError(f"{path}: no such file")
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ReplayError(f"{path}: cannot read it ({e})") from None
-    try:
-        obj = json.loads(text)
-    except RecursionError:
-        raise ReplayError(f"{path} is nested too deeply to be a game record") from None
-    except ValueError:
-        obj = None  # several lines: a JSONL log
-    if isinstance(obj, dict) and obj.get("type") != "header":
-        own = obj.get("game", 0)
-        if game is not None and game != own:
-            raise ReplayError(
-                f"{path} is a single game file (game {own}); there is no game {game} in it"
-            )
-        return check_record(obj, str(path))
-
-    from .arena import ArenaError, read_log
-
-    try:
-        _header, rows, _ = read_log(path)
-    except ArenaError as e:
-        raise ReplayError(str(e)) from None
-    except RecursionError:
-        raise ReplayError(f"{path}: a line is nested too deeply to be a game record") from None
-    rows = [r for r in rows if r.get("type", "game") in ("game", "play")]
-    if not rows:
-        raise ReplayError(f"{path} holds no game rows (is it an arena log or a game file?)")
-    indices = [r.get("game") for r in rows]
-    if game is None:
-        if len(rows) > 1:
-            raise ReplayError(
-                f"{path} holds {len(rows)} games ({_ranges(indices)}); choose one with --game N"
-            )
-        row = rows[0]
-    else:
-        found = [r for r in rows if r.get("game") == game]
-        if not found:
-            raise ReplayError(f"{path} has no game {game}; its games are {_ranges(indices)}")
-        row = found[0]
-    return check_record(row, f"{path} game {row.get('game')}")
-
-
-def _ranges(indices: Sequence[Any]) -> str:
-    nums = sorted(i for i in indices if isinstance(i, int))
-    if not nums:
-        return "unnumbered"
-    parts, start, prev = [], nums[0], nums[0]
-    for x in nums[1:] + [None]:
-        if x is not None and x == prev + 1:
-            prev = x
-            continue
-        parts.append(str(start) if start == prev else f"{start}-{prev}")
-        if x is not None:
-            start = prev = x
-    return ", ".join(parts)
+    return read_game_file(path).pick(game)
 
 
 def record_config(record: dict[str, Any]) -> GameConfig:
@@ -212,6 +119,20 @@ def iter_steps(record: dict[str, Any], copy: bool = True) -> Iterator[Step]:
             _apply(state, i, a, len(actions))  # raises
         yield Step(i, state.clone() if copy else state, state.cur, a)
         _apply(state, i, a, len(actions))
+
+
+def all_states(record: dict[str, Any]) -> tuple[list[GameState], list[int]]:
+    """``(states, seats)``: every state of the record (``states[k]`` is the state before
+    decision ``k``, ``states[-1]`` the one after the last) and the seat that made each
+    decision; an action the engine refuses raises :class:`ReplayError`."""
+    state = new_game(record_config(record), record["deal_seed"])
+    actions = record["actions"]
+    states, seats = [state.clone()], []
+    for i, a in enumerate(actions):
+        seats.append(state.cur)
+        _apply(state, i, a, len(actions))
+        states.append(state.clone())
+    return states, seats
 
 
 def final_state(record: dict[str, Any]) -> GameState:

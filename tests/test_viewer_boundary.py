@@ -225,7 +225,7 @@ def test_only_real_game_files_are_accepted(app, served, content, needle) -> None
     log = served["inside"] / "thing.jsonl"
     log.write_text(json.dumps(ROW) + "\n" + json.dumps(content) + "\n")
     r = _client(app).post("/api/logs", json={"path": str(log)})
-    assert r.status_code == 400 and "record 2" in r.json()["error"]
+    assert r.status_code == 400 and "thing.jsonl: line 2" in r.json()["error"]
 
 
 @pytest.mark.parametrize("seed", [True, 2**64, -1, 1.5])
@@ -254,9 +254,9 @@ def test_deeply_nested_files_are_refused(app, served) -> None:
     with pytest.raises(ViewError, match="nested"):
         create_app(served["inside"] / "deep.json", save_dir=served["saves"])
     r = runner.invoke(cli_app, ["replay", str(served["inside"] / "deep.json")])
-    assert r.exit_code == 2 and "nested too deeply" in r.output
+    assert r.exit_code == 2 and "nested" in r.output
     r = runner.invoke(cli_app, ["replay", str(served["inside"] / "deep_row.jsonl"), "-g", "0"])
-    assert r.exit_code == 2 and "nested too deeply" in r.output
+    assert r.exit_code == 2 and "nested" in r.output
 
 
 def test_a_number_json_cannot_hold_is_sent_as_null(served) -> None:

@@ -32,14 +32,14 @@ from lastwill_env.engine import (
     PlayerView,
     decode,
     legal_actions,
-    new_game,
     player_view,
 )
 from lastwill_env.engine.actions import ERRAND_NAMES
 from lastwill_env.engine.game import BREED_PHASE, DRAW_PHASE, TURN_PHASE
 from lastwill_env.engine.text import describe_step
 
-from ..replay import ReplayError, check_record
+from ..gamelog import GameLogError, read_game_file
+from ..replay import ReplayError, all_states, check_record
 from . import limits
 
 CARDS = CATALOGUE.cards
@@ -107,64 +107,15 @@ def catalogue() -> dict[str, Any]:
 
 
 def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """``(header, rows)`` of an arena JSONL log, or ``(None, [record])`` of a game file; every
-    row is checked to be a game record (:func:`check_rows`), and nothing nested deeper than
-    :data:`~agents.viewer.limits.MAX_DEPTH` levels is read."""
+    """``(header, rows)`` of an arena JSONL log, or ``(None, [record])`` of a game file, read
+    and checked by :func:`agents.gamelog.read_game_file` (the reader ``lastwill replay`` uses
+    too): every row is a game record or an error row, nothing is nested deeper than
+    :data:`~agents.viewer.limits.MAX_DEPTH` levels, and a problem names the file and line."""
     try:
-        if not path.is_file():
-            raise ViewError(f"{path}: no such file (give an arena log .jsonl or a game file .json)")
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise ViewError(f"{path}: cannot read it ({e})") from None
-    try:
-        obj = limits.loads(text)
-    except limits.TooDeep as e:
-        raise ViewError(f"{path} is not a game file: {e}") from None
-    except ValueError:
-        obj = None  # several lines: a JSONL log
-    if isinstance(obj, dict) and obj.get("type") != "header":
-        check_rows(path, [obj])
-        return None, [obj]
-    from ..arena import ArenaError, read_log
-
-    try:
-        header, rows, _ = read_log(path)
-    except ArenaError as e:
+        gf = read_game_file(path, limits.MAX_DEPTH)
+    except GameLogError as e:
         raise ViewError(str(e)) from None
-    except RecursionError:
-        raise ViewError(
-            f"{path} is not an arena log: a line is nested deeper than {limits.MAX_DEPTH} levels"
-        ) from None
-    rows = [r for r in rows if r.get("type", "game") in ("game", "play")]
-    if not rows:
-        raise ViewError(f"{path} holds no game rows; it is not an arena log or a game file")
-    if header is not None and limits.depth(header) > limits.MAX_DEPTH:
-        raise ViewError(f"{path}: its header is nested deeper than {limits.MAX_DEPTH} levels")
-    check_rows(path, rows)
-    return header, rows
-
-
-def check_rows(path: Path, rows: list[dict[str, Any]]) -> None:
-    """Refuse (:class:`ViewError`) a file whose rows are not game records: each is an error row
-    of an arena log (an integer ``game`` and a ``seating`` of player specs) or a record that
-    :func:`agents.replay.check_record` accepts. The message names the row by its position and
-    never repeats what the file holds."""
-    for i, row in enumerate(rows):
-        where = f"{path.name}: record {i + 1}"
-        if row.get("type", "game") not in ("game", "play"):
-            raise ViewError(f"{where} is not a game record (its 'type' is not game or play)")
-        if limits.depth(row) > limits.MAX_DEPTH:
-            raise ViewError(f"{where} is nested deeper than {limits.MAX_DEPTH} levels")
-        if type(row.get("game", i)) is not int:
-            raise ViewError(f"{where}: 'game' must be an integer index")
-        seating = row.get("seating")
-        if not isinstance(seating, list) or not all(isinstance(s, str) for s in seating):
-            raise ViewError(f"{where} is not a game record: 'seating' must list player specs")
-        if row.get("error") is None:
-            try:
-                check_record(row, where)
-            except ReplayError as e:
-                raise ViewError(str(e)) from None
+    return gf.header, gf.rows
 
 
 def game_summary(row: dict[str, Any], position: int) -> dict[str, Any]:
@@ -336,28 +287,12 @@ class GameReplay:
             raise ViewError(str(e), status=422) from None
         config = GameConfig.from_dict(record["config"])
         try:
-            state = new_game(config, record["deal_seed"])
+            states, seats = all_states(record)
+        except ReplayError as e:
+            raise ViewError(f"{where}: {e}", status=422) from None
         except (TypeError, ValueError) as e:
             raise ViewError(f"{where}: its deal cannot be made ({e})", status=422) from None
-        states, seats = [state.clone()], []
         actions = list(record["actions"])
-        from lastwill_env.engine import IllegalActionError, apply_action
-
-        for i, a in enumerate(actions):
-            if state.phase == GAME_OVER:
-                raise ViewError(
-                    f"{where}: {len(actions) - i} actions after the end of the game", status=422
-                )
-            seats.append(state.cur)
-            try:
-                apply_action(state, a)
-            except (IllegalActionError, ValueError) as e:
-                raise ViewError(
-                    f"{where}: decision {i}: the recorded action {a} is not legal here ({e}); "
-                    f"the record does not match this version of the rules engine",
-                    status=422,
-                ) from None
-            states.append(state.clone())
         return cls(record, config, states, seats, actions, list(record["seating"]))
 
     @property

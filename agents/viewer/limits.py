@@ -8,13 +8,20 @@ echoed in an error message only up to :data:`ECHO` characters (:func:`shown`).
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from .. import gamelog
+
 MAX_BODY = 1 << 20
-MAX_DEPTH = 64
+MAX_DEPTH = gamelog.MAX_DEPTH
 MAX_PATH = 4096
 ECHO = 120
+
+# JSON nested at most MAX_DEPTH levels: the same bound for request bodies and for the logs and
+# game files the viewer reads (agents.gamelog reads those)
+TooDeep = gamelog.TooDeep
+depth = gamelog.depth
+loads = gamelog.loads
 
 
 def shown(text: Any, limit: int = ECHO) -> str:
@@ -23,40 +30,3 @@ def shown(text: Any, limit: int = ECHO) -> str:
     if len(r) <= limit:
         return r
     return f"{r[:limit]}... ({len(r)} characters)"
-
-
-class TooDeep(ValueError):
-    """A JSON document nested deeper than the bound."""
-
-
-def depth(obj: Any) -> int:
-    """How deep ``obj`` nests lists and dicts (a scalar: 0), counted without recursion."""
-    deepest, stack = 0, [(obj, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, level)
-        stack.extend((c, level + 1) for c in children)
-    return deepest
-
-
-def loads(text: str | bytes, max_depth: int = MAX_DEPTH, strict: bool = False) -> Any:
-    """``json.loads(text)``, refusing a document nested deeper than ``max_depth``; raises
-    ``ValueError`` with ``json``'s own message, or :class:`TooDeep`. With ``strict`` the
-    non-standard constants ``NaN`` and ``Infinity`` are refused too."""
-    try:
-        obj = json.loads(text, parse_constant=_refuse_constant if strict else None)
-    except RecursionError:
-        raise TooDeep(f"it is nested deeper than {max_depth} levels") from None
-    if depth(obj) > max_depth:
-        raise TooDeep(f"it is nested deeper than {max_depth} levels")
-    return obj
-
-
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not a JSON number")
