@@ -196,82 +196,128 @@ def _start(paths: Any, roots: Roots, sources: Sources):
     return first
 
 
-def create_app(
-    paths: str | Path | Sequence[str | Path] | None = None,
-    save_dir: str | Path = "runs/play",
-    allowed_hosts: list[str] | None = None,
-    token: str | None = None,
-    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
-) -> Starlette:
-    """The app serving ``paths``: a log or game file, a folder of them, or a list of these
-    (the files are opened first, in order), plus the save folder ``save_dir`` and the shipped
-    examples. ``token`` is the session token every ``/api/`` request must carry (a fresh one
-    when not given: ``app.state.token``). Raises :class:`ViewError` for a bad file."""
-    sources = Sources()
-    cache = ReplayCache()
-    save = Path(save_dir)
-    try:  # outside agents in live games play under it (agents.timelimit)
-        sessions = LiveSessions(save, move_time_limit=move_time_limit)
-    except ValueError as e:
-        raise ViewError(str(e)) from None
-    roots = Roots(folders=[save, EXAMPLES_DIR])
-    first = _start(paths, roots, sources)
-    token = token or new_token()
+def endpoint(fn, body: bool = False):
+    """An endpoint around ``fn(request)`` (or ``fn(request, body)`` for a JSON body), run in a
+    worker thread (bots and policies may think for a while); a ViewError becomes its JSON
+    error answer."""
 
-    def api(fn, body: bool = False):
-        """An endpoint around ``fn(request)`` (or ``fn(request, body)`` for a JSON body), run
-        in a worker thread (bots and policies may think for a while); a ViewError becomes
-        its JSON error answer."""
+    async def run(request: Request) -> Response:
+        try:
+            if body:
+                data = await _body(request)
+                out = await run_in_threadpool(fn, request, data)
+            else:
+                out = await run_in_threadpool(fn, request)
+        except ViewError as e:
+            return _error(e)
+        return out if isinstance(out, Response) else ApiJSON(out)
 
-        async def endpoint(request: Request) -> Response:
-            try:
-                if body:
-                    data = await _body(request)
-                    out = await run_in_threadpool(fn, request, data)
-                else:
-                    out = await run_in_threadpool(fn, request)
-            except ViewError as e:
-                return _error(e)
-            return out if isinstance(out, Response) else ApiJSON(out)
+    return run
 
-        return endpoint
 
-    def index(request: Request) -> Response:
-        return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-store"})
+async def not_found(request: Request, exc: HTTPException) -> Response:
+    """A missing endpoint or a method it does not take, in the lab's error shape."""
+    if request.url.path.startswith("/api/") or exc.status_code != 404:
+        allowed = None
+        if exc.status_code == 405:
+            allow = (exc.headers or {}).get("Allow", "")
+            allowed = [m.strip() for m in allow.split(",") if m.strip()] or None
+        msg = {404: "no such endpoint", 405: f"method {request.method} is not allowed here"}
+        return _error(
+            ViewError(
+                f"{request.method} {_cut(request.url.path)}: "
+                + msg.get(exc.status_code, str(exc.detail)),
+                status=exc.status_code,
+                allowed=allowed,
+            )
+        )
+    return JSONResponse({"error": f"{_cut(request.url.path)}: not found"}, status_code=404)
 
-    def meta(request: Request) -> dict[str, Any]:
+
+def index(request: Request) -> Response:
+    return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-store"})
+
+
+def _locked(live):
+    if not live.lock.acquire(blocking=False):
+        raise ViewError("this game is busy with another request; try again", status=409)
+    return live.lock
+
+
+def shipped_policies() -> list[str]:
+    """The ``ppo:PATH`` specs of the policies shipped in ``agents/policies/`` (relative to the
+    working directory when they lie under it)."""
+    out = []
+    for p in sorted((Path(__file__).resolve().parents[1] / "policies").glob("*.npz")):
+        try:
+            shown = str(p.relative_to(Path.cwd().resolve()))
+        except ValueError:
+            shown = str(p)
+        out.append(f"ppo:{shown}")
+    return out
+
+
+class Viewer:
+    """What one server holds (the open logs, the replay cache, the live games, the served
+    files) and its request handlers, one method per route (:meth:`routes`)."""
+
+    def __init__(self, paths: Any, save_dir: str | Path, move_time_limit: float) -> None:
+        self.sources = Sources()
+        self.cache = ReplayCache()
+        self.save = Path(save_dir)
+        try:  # outside agents in live games play under it (agents.timelimit)
+            self.sessions = LiveSessions(self.save, move_time_limit=move_time_limit)
+        except ValueError as e:
+            raise ViewError(str(e)) from None
+        self.roots = Roots(folders=[self.save, EXAMPLES_DIR])
+        self.first = _start(paths, self.roots, self.sources)
+
+    def routes(self) -> list:
+        api = endpoint
+        return [
+            Route("/", index),
+            Route("/api/meta", api(self.meta)),
+            Route("/api/catalogue", api(lambda r: catalogue())),
+            Route("/api/files", api(self.files), methods=["GET"]),
+            Route("/api/logs", api(self.get_logs), methods=["GET"]),
+            Route("/api/logs", api(self.post_logs, body=True), methods=["POST"]),
+            Route("/api/logs/{log}/games", api(self.games)),
+            Route("/api/logs/{log}/games/{game}", api(self.game)),
+            Route("/api/logs/{log}/games/{game}/frames/{k}", api(self.frame)),
+            Route("/api/logs/{log}/games/{game}/analysis/{k}", api(self.analysis)),
+            Route("/api/live", api(self.live_new, body=True), methods=["POST"]),
+            Route("/api/live/{gid}", api(self.live_get), methods=["GET"]),
+            Route("/api/live/{gid}/act", api(self.live_act, body=True), methods=["POST"]),
+            Route("/api/live/{gid}/save", api(self.live_save, body=True), methods=["POST"]),
+            Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
+        ]
+
+    # -- the server and its files ------------------------------------------------------------
+    def meta(self, request: Request) -> dict[str, Any]:
         import lastwill_env
 
         from ..registry import entries
 
         players = [{"name": e.name, "summary": e.summary, "params": e.params} for e in entries()]
-        examples = sorted(str(p) for p in EXAMPLES_DIR.glob("*.json*"))
-        policies = []
-        for p in sorted((Path(__file__).resolve().parents[1] / "policies").glob("*.npz")):
-            try:
-                shown = str(p.relative_to(Path.cwd().resolve()))
-            except ValueError:
-                shown = str(p)
-            policies.append(f"ppo:{shown}")
         return {
             "env_name": lastwill_env.ENV_NAME,
             "players": players,
-            "logs": sources.list(),
-            "first_log": first.id if first is not None else None,
-            "save_dir": str(save.resolve()),
-            "served": roots.described(),
-            "examples": examples,
-            "policies": policies,
+            "logs": self.sources.list(),
+            "first_log": self.first.id if self.first is not None else None,
+            "save_dir": str(self.save.resolve()),
+            "served": self.roots.described(),
+            "examples": sorted(str(p) for p in EXAMPLES_DIR.glob("*.json*")),
+            "policies": shipped_policies(),
         }
 
-    def files(request: Request) -> dict[str, Any]:
+    def files(self, request: Request) -> dict[str, Any]:
         _query(request, ())
-        return {"served": roots.described(), "files": roots.listing()}
+        return {"served": self.roots.described(), "files": self.roots.listing()}
 
-    def get_logs(request: Request) -> dict[str, Any]:
-        return {"logs": sources.list()}
+    def get_logs(self, request: Request) -> dict[str, Any]:
+        return {"logs": self.sources.list()}
 
-    def post_logs(request: Request, body: Any) -> dict[str, Any]:
+    def post_logs(self, request: Request, body: Any) -> dict[str, Any]:
         if (
             not isinstance(body, dict)
             or set(body) != {"path"}
@@ -282,69 +328,69 @@ def create_app(
                 "/api/files lists them)",
                 allowed=["path"],
             )
-        return sources.open(roots.find(body["path"])).describe()
+        return self.sources.open(self.roots.find(body["path"])).describe()
 
-    def games(request: Request) -> dict[str, Any]:
+    # -- replays -----------------------------------------------------------------------------
+    def games(self, request: Request) -> dict[str, Any]:
         q = _query(request, ("entrant", "winner"))
-        src = sources.get(request.path_params["log"])
+        src = self.sources.get(request.path_params["log"])
         return src.games(q.get("entrant") or None, q.get("winner") or None)
 
-    def _replay(request: Request):
-        src = sources.get(request.path_params["log"])
-        rep = cache.get(src, _int(request.path_params["game"], "game"))
+    def _replay(self, request: Request):
+        src = self.sources.get(request.path_params["log"])
+        rep = self.cache.get(src, _int(request.path_params["game"], "game"))
         return src, rep
 
-    def game(request: Request) -> dict[str, Any]:
+    def game(self, request: Request) -> dict[str, Any]:
         q = _query(request, ("seat",))
-        _, rep = _replay(request)
+        _, rep = self._replay(request)
         return rep.detail(parse_view(q.get("seat"), rep.n))
 
-    def frame(request: Request) -> dict[str, Any]:
+    def frame(self, request: Request) -> dict[str, Any]:
         q = _query(request, ("seat",))
-        _, rep = _replay(request)
+        _, rep = self._replay(request)
         viewer = parse_view(q.get("seat"), rep.n)
         return rep.frame(_int(request.path_params["k"], "decision"), viewer)
 
-    def analysis(request: Request) -> dict[str, Any]:
+    def analysis(self, request: Request) -> dict[str, Any]:
         q = _query(request, ("seat", "top"))
-        src, rep = _replay(request)
+        src, rep = self._replay(request)
         viewer = parse_view(q.get("seat"), rep.n)
         top = _int(q.get("top", "5"), "top")
         k = _int(request.path_params["k"], "decision")
         return analyse(rep, k, viewer, top=top, log_dir=src.path.parent)
 
-    def live_new(request: Request, body: Any) -> dict[str, Any]:
+    # -- live games --------------------------------------------------------------------------
+    def live_new(self, request: Request, body: Any) -> dict[str, Any]:
         if isinstance(body, dict) and "resume" in body:
-            r = body["resume"]
-            if set(body) != {"resume"} or not isinstance(r, dict) or set(r) != {"log", "game"}:
-                raise ViewError(
-                    'to continue a saved game send {"resume": {"log": ID, "game": N}}',
-                    allowed=["resume"],
-                )
-            src = sources.get(str(r["log"]))
-            if type(r["game"]) is not int:
-                raise ViewError(f"'game' must be an integer, got {r['game']!r}")
-            src.record(r["game"])  # 404 when there is no such game
-            if src.describe()["kind"] != "game file":
-                raise ViewError(
-                    f"{src.path.name} is an arena log; only a saved play game (one game file) "
-                    f"can be continued"
-                )
-            return sessions.resume(src.path).snapshot()
-        return sessions.create(body).snapshot()
+            return self._resume(body).snapshot()
+        return self.sessions.create(body).snapshot()
 
-    def live_get(request: Request) -> dict[str, Any]:
-        live = sessions.get(request.path_params["gid"])
+    def _resume(self, body: dict[str, Any]):
+        r = body["resume"]
+        if set(body) != {"resume"} or not isinstance(r, dict) or set(r) != {"log", "game"}:
+            raise ViewError(
+                'to continue a saved game send {"resume": {"log": ID, "game": N}}',
+                allowed=["resume"],
+            )
+        src = self.sources.get(str(r["log"]))
+        if type(r["game"]) is not int:
+            raise ViewError(f"'game' must be an integer, got {r['game']!r}")
+        src.record(r["game"])  # 404 when there is no such game
+        if src.describe()["kind"] != "game file":
+            raise ViewError(
+                f"{src.path.name} is an arena log; only a saved play game (one game file) "
+                f"can be continued"
+            )
+        return self.sessions.resume(src.path)
+
+    def live_get(self, request: Request) -> dict[str, Any]:
+        live = self.sessions.get(request.path_params["gid"])
         with live.lock:
             return live.snapshot()
 
-    def _locked(live):
-        if not live.lock.acquire(blocking=False):
-            raise ViewError("this game is busy with another request; try again", status=409)
-        return live.lock
-
-    def live_act(request: Request, body: Any) -> dict[str, Any]:
-        live = sessions.get(request.path_params["gid"])
+    def live_act(self, request: Request, body: Any) -> dict[str, Any]:
+        live = self.sessions.get(request.path_params["gid"])
         if not isinstance(body, dict) or set(body) != {"action", "decision"}:
             raise ViewError(
                 'send {"action": A, "decision": K}: a legal action and the number of the '
@@ -358,8 +404,8 @@ def create_app(
         finally:
             lock.release()
 
-    def live_save(request: Request, body: Any) -> dict[str, Any]:
-        live = sessions.get(request.path_params["gid"])
+    def live_save(self, request: Request, body: Any) -> dict[str, Any]:
+        live = self.sessions.get(request.path_params["gid"])
         if not isinstance(body, dict) or not set(body) <= {"name"}:
             raise ViewError('send {"name": "FILE.json"} or {} for a new name', allowed=["name"])
         lock = _locked(live)
@@ -367,57 +413,37 @@ def create_app(
             path = live.save(body.get("name"))
         finally:
             lock.release()
-        src = sources.open(path)
+        src = self.sources.open(path)
         return {"path": str(path), "log": src.describe()}
 
-    async def not_found(request: Request, exc: HTTPException) -> Response:
-        if request.url.path.startswith("/api/") or exc.status_code != 404:
-            allowed = None
-            if exc.status_code == 405:
-                allow = (exc.headers or {}).get("Allow", "")
-                allowed = [m.strip() for m in allow.split(",") if m.strip()] or None
-            msg = {404: "no such endpoint", 405: f"method {request.method} is not allowed here"}
-            return _error(
-                ViewError(
-                    f"{request.method} {_cut(request.url.path)}: "
-                    + msg.get(exc.status_code, str(exc.detail)),
-                    status=exc.status_code,
-                    allowed=allowed,
-                )
-            )
-        return JSONResponse({"error": f"{_cut(request.url.path)}: not found"}, status_code=404)
 
-    routes = [
-        Route("/", index),
-        Route("/api/meta", api(meta)),
-        Route("/api/catalogue", api(lambda r: catalogue())),
-        Route("/api/files", api(files), methods=["GET"]),
-        Route("/api/logs", api(get_logs), methods=["GET"]),
-        Route("/api/logs", api(post_logs, body=True), methods=["POST"]),
-        Route("/api/logs/{log}/games", api(games)),
-        Route("/api/logs/{log}/games/{game}", api(game)),
-        Route("/api/logs/{log}/games/{game}/frames/{k}", api(frame)),
-        Route("/api/logs/{log}/games/{game}/analysis/{k}", api(analysis)),
-        Route("/api/live", api(live_new, body=True), methods=["POST"]),
-        Route("/api/live/{gid}", api(live_get), methods=["GET"]),
-        Route("/api/live/{gid}/act", api(live_act, body=True), methods=["POST"]),
-        Route("/api/live/{gid}/save", api(live_save, body=True), methods=["POST"]),
-        Mount("/static", StaticFiles(directory=STATIC_DIR), name="static"),
-    ]
+def create_app(
+    paths: str | Path | Sequence[str | Path] | None = None,
+    save_dir: str | Path = "runs/play",
+    allowed_hosts: list[str] | None = None,
+    token: str | None = None,
+    move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+) -> Starlette:
+    """The app serving ``paths``: a log or game file, a folder of them, or a list of these
+    (the files are opened first, in order), plus the save folder ``save_dir`` and the shipped
+    examples. ``token`` is the session token every ``/api/`` request must carry (a fresh one
+    when not given: ``app.state.token``). Raises :class:`ViewError` for a bad file."""
+    viewer = Viewer(paths, save_dir, move_time_limit)
+    token = token or new_token()
     hosts = allowed_hosts if allowed_hosts is not None else LOOPBACK_NAMES
     app = Starlette(
-        routes=routes,
+        routes=viewer.routes(),
         middleware=[
             Middleware(SecurityHeaders),
             Middleware(Guard, token=token, hosts=hosts),
         ],
         exception_handlers={HTTPException: not_found},
     )
-
-    app.state.sources = sources
-    app.state.sessions = sessions
-    app.state.roots = roots
-    app.state.first_log = first
+    app.state.viewer = viewer
+    app.state.sources = viewer.sources
+    app.state.sessions = viewer.sessions
+    app.state.roots = viewer.roots
+    app.state.first_log = viewer.first
     app.state.token = token
     return app
 
