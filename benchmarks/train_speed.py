@@ -25,6 +25,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from lastwill_env.engine.config import PLAYER_COUNTS
+
 ROOT = Path(__file__).resolve().parent.parent
 # numpy's BLAS runs the batch-1 opponent forward passes of (a) and the frozen snapshots of (b):
 # one thread each, as in an env worker process (a second BLAS thread only spins on 2 cores)
@@ -51,7 +53,7 @@ def _drop_repeat(argv: list[str]) -> list[str]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5))
+    ap.add_argument("--players", type=int, default=4, choices=PLAYER_COUNTS)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--net", type=int, default=128)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluate import PANEL
+from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts, is_player_count
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -27,6 +28,16 @@ BOTS_DEFAULT = ("random", "greedy", "speculator", "planner", "combiner", "racer"
 
 class TrainConfigError(ValueError):
     """A training setting that is not allowed."""
+
+
+def _is_int(v: Any) -> bool:
+    """An integer that is not a boolean."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    """A finite int or float that is not a boolean."""
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 MAX_INT = 2**31 - 1
@@ -170,140 +181,184 @@ class TrainConfig:
     def validate(self) -> None:
         """Every setting by type and range. Booleans are not numbers, NaN and infinity are
         refused, lists must be lists; the error names the setting, the value and what is
-        allowed."""
+        allowed. The checks run in this order, so the first broken setting is the one named."""
+        self._check_run_dir()
+        self._check_integers()
+        self._check_start_policy()
+        self._check_choices_and_numbers()
+        self._check_game_mix()
+        self._check_net_arch()
+        self._check_eval_counts()
+        self._check_pool()
+        self._check_kickstart()
+        self._check_prior()
+        self._check_player_specs()
+        self._check_minibatches()
 
-        def bad(name: str, allowed: str) -> TrainConfigError:
-            return TrainConfigError(f"{name}={getattr(self, name)!r} is not allowed; {allowed}")
+    def _bad(self, name: str, allowed: str) -> TrainConfigError:
+        """The error for setting `name`: its value, and what is allowed."""
+        return TrainConfigError(f"{name}={getattr(self, name)!r} is not allowed; {allowed}")
 
-        def is_int(v: Any) -> bool:
-            return isinstance(v, int) and not isinstance(v, bool)
-
-        def is_number(v: Any) -> bool:
-            return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
-
+    def _check_run_dir(self) -> None:
         if not isinstance(self.run_dir, str) or not self.run_dir.strip():
-            raise bad("run_dir", "use a directory path as a string, e.g. runs/train/mine")
+            raise self._bad("run_dir", "use a directory path as a string, e.g. runs/train/mine")
+
+    def _check_integers(self) -> None:
+        """Counts, sizes and schedules: integers (not booleans) in their ranges."""
         for name in POSITIVE_INTS:
             v = getattr(self, name)
-            if not is_int(v) or not 1 <= v <= MAX_INT:
-                raise bad(name, f"use a positive integer (at most {MAX_INT})" + HINTS.get(name, ""))
-        if not is_int(self.batch_size) or not 2 <= self.batch_size <= MAX_INT:
-            raise bad("batch_size", "use an integer of at least 2")
-        if not is_int(self.seed) or not 0 <= self.seed <= MAX_INT:
-            raise bad("seed", f"use an integer from 0 to {MAX_INT}")
+            if not _is_int(v) or not 1 <= v <= MAX_INT:
+                allowed = f"use a positive integer (at most {MAX_INT})" + HINTS.get(name, "")
+                raise self._bad(name, allowed)
+        if not _is_int(self.batch_size) or not 2 <= self.batch_size <= MAX_INT:
+            raise self._bad("batch_size", "use an integer of at least 2")
+        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_INT:
+            raise self._bad("seed", f"use an integer from 0 to {MAX_INT}")
         for name in NON_NEGATIVE_INTS:
             v = getattr(self, name)
-            if not is_int(v) or not 0 <= v <= MAX_INT:
-                raise bad(name, "use 0 (off) or a positive integer")
+            if not _is_int(v) or not 0 <= v <= MAX_INT:
+                raise self._bad(name, "use 0 (off) or a positive integer")
         if self.exploiter_every and self.mode != "all_seat":
-            raise bad("exploiter_every", "exploiters need mode = all_seat (or set it to 0)")
-        if not is_int(self.torch_threads) or not 0 <= self.torch_threads <= 1024:
-            raise bad("torch_threads", "use 0 (one per core) or a positive integer")
+            raise self._bad("exploiter_every", "exploiters need mode = all_seat (or set it to 0)")
+        if not _is_int(self.torch_threads) or not 0 <= self.torch_threads <= 1024:
+            raise self._bad("torch_threads", "use 0 (one per core) or a positive integer")
+
+    def _check_start_policy(self) -> None:
         if not isinstance(self.init_policy, str):
-            raise bad("init_policy", "use a .npz policy, a run directory, or an empty string")
+            raise self._bad("init_policy", "use a .npz policy, a run directory, or an empty string")
         for name in ("init_new_prior", "init_critic"):
             if getattr(self, name) is True and not self.init_policy:
-                raise bad(name, "it needs an init_policy to start from")
+                raise self._bad(name, "it needs an init_policy to start from")
+
+    def _check_choices_and_numbers(self) -> None:
+        """Named choices, booleans, and the bounded numbers of `NUMBERS`."""
         for name, choices in CHOICES.items():
             if not isinstance(getattr(self, name), str) or getattr(self, name) not in choices:
-                raise bad(name, "choose " + " or ".join(choices))
+                raise self._bad(name, "choose " + " or ".join(choices))
         for name in BOOLS:
             if not isinstance(getattr(self, name), bool):
-                raise bad(name, "use true or false")
+                raise self._bad(name, "use true or false")
         for name, (lo, lo_open, hi, text) in NUMBERS.items():
             v = getattr(self, name)
-            if not is_number(v) or (v <= lo if lo_open else v < lo) or (hi is not None and v > hi):
-                raise bad(name, text)
+            if not _is_number(v) or (v <= lo if lo_open else v < lo) or (hi is not None and v > hi):
+                raise self._bad(name, text)
         if self.p_latest + self.p_bots_min > 1.0 + 1e-9:
             raise TrainConfigError(
                 f"p_latest + p_bots_min = {self.p_latest + self.p_bots_min} exceeds 1"
             )
-        np_ = self.num_players
+
+    def _check_game_mix(self) -> None:
+        """The training player counts (`lastwill_env.engine.config.PLAYER_COUNTS`) and their
+        weights."""
+        counts = self.num_players
         if (
-            not isinstance(np_, list)
-            or not np_
-            or any(not is_int(p) or p not in (2, 3, 4, 5) for p in np_)
-            or len(set(np_)) != len(np_)
+            not isinstance(counts, list)
+            or not counts
+            or not all(is_player_count(p) for p in counts)
+            or len(set(counts)) != len(counts)
         ):
-            raise bad("num_players", "use a list of distinct player counts from 2 to 5")
+            raise self._bad(
+                "num_players",
+                f"use a list of distinct player counts, each one of {allowed_counts()}",
+            )
         w = self.player_weights
         if (
             not isinstance(w, list)
-            or len(w) != len(np_)
-            or any(not is_number(x) or x < 0 for x in w)
+            or len(w) != len(counts)
+            or any(not _is_number(x) or x < 0 for x in w)
             or sum(w) <= 0
         ):
-            raise bad(
+            raise self._bad(
                 "player_weights",
-                f"use a list of {len(np_)} finite non-negative numbers "
+                f"use a list of {len(counts)} finite non-negative numbers "
                 f"(one per num_players entry) with a positive sum",
             )
+
+    def _check_net_arch(self) -> None:
         if (
             not isinstance(self.net_arch, list)
             or not self.net_arch
-            or any(not is_int(h) or not 1 <= h <= 65536 for h in self.net_arch)
+            or any(not _is_int(h) or not 1 <= h <= 65536 for h in self.net_arch)
         ):
-            raise bad("net_arch", "use a list of positive layer widths, e.g. [128, 128]")
+            raise self._bad("net_arch", "use a list of positive layer widths, e.g. [128, 128]")
+
+    def _check_eval_counts(self) -> None:
+        """The evaluation's player count: one allowed count, or a list of distinct ones."""
         enp = self.eval_num_players
         if isinstance(enp, list):
-            if (
-                not enp
-                or len(set(enp)) != len(enp)
-                or any(not is_int(k) or k not in (2, 3, 4, 5) for k in enp)
-            ):
-                raise bad("eval_num_players", "use 2, 3, 4 or 5, or a list of distinct counts")
-        elif not is_int(enp) or enp not in (2, 3, 4, 5):
-            raise bad("eval_num_players", "choose 2, 3, 4 or 5, or a list such as [2, 3, 4, 5]")
+            if not enp or not all(is_player_count(k) for k in enp) or len(set(enp)) != len(enp):
+                raise self._bad(
+                    "eval_num_players", f"use {allowed_counts()}, or a list of distinct counts"
+                )
+        elif not is_player_count(enp):
+            raise self._bad(
+                "eval_num_players",
+                f"choose {allowed_counts()}, or a list such as {list(PLAYER_COUNTS)}",
+            )
+
+    def _check_pool(self) -> None:
+        """The pool's bots and the evaluation panel, and the bot tables that need a bot."""
         for name in ("bots", "eval_bots"):
             specs = getattr(self, name)
             if not isinstance(specs, list) or any(
                 not isinstance(x, str) or not x.strip() for x in specs
             ):
-                raise bad(name, 'use a list of player specs, e.g. ["greedy", "planner"]')
+                raise self._bad(name, 'use a list of player specs, e.g. ["greedy", "planner"]')
         for name in ("p_bots_min", "p_bot_table", "p_bot_seat"):
             if not self.bots and getattr(self, name) > 0:
-                raise bad("bots", f"list at least one bot when {name} > 0")
+                raise self._bad("bots", f"list at least one bot when {name} > 0")
         if self.p_bot_seat > 0:
             if self.mode != "all_seat":
-                raise bad("p_bot_seat", 'n-1 learner seats need the lab trainer, mode = "all_seat"')
+                raise self._bad(
+                    "p_bot_seat", 'n-1 learner seats need the lab trainer, mode = "all_seat"'
+                )
             if self.p_bot_table + self.p_bot_seat > 1:
-                raise bad(
+                raise self._bad(
                     "p_bot_seat",
                     f"use at most 1 - p_bot_table = {1 - self.p_bot_table:g} "
                     "(the two kinds of bot game share each game's draw)",
                 )
         if not self.eval_bots:
-            raise bad("eval_bots", 'list at least one bot to evaluate against, e.g. ["greedy"]')
+            raise self._bad(
+                "eval_bots", 'list at least one bot to evaluate against, e.g. ["greedy"]'
+            )
         if len(set(self.eval_bots)) != len(self.eval_bots) or "mixed" in self.eval_bots:
-            raise bad("eval_bots", "list each bot once (the mixed table is added by itself)")
+            raise self._bad("eval_bots", "list each bot once (the mixed table is added by itself)")
+
+    def _check_kickstart(self) -> None:
         if not isinstance(self.kickstart_teacher, str):
-            raise bad("kickstart_teacher", "use a bot name such as racer, or an empty string")
+            raise self._bad("kickstart_teacher", "use a bot name such as racer, or an empty string")
         if self.kickstart_coef > 0 and not self.kickstart_teacher:
-            raise bad("kickstart_teacher", "name the teacher bot when kickstart_coef > 0")
+            raise self._bad("kickstart_teacher", "name the teacher bot when kickstart_coef > 0")
         if self.kickstart_teacher and self.mode != "all_seat":
-            raise bad("kickstart_teacher", 'kickstarting needs mode = "all_seat"')
+            raise self._bad("kickstart_teacher", 'kickstarting needs mode = "all_seat"')
         kp = self.kickstart_players
         if (
             not isinstance(kp, list)
+            or any(not _is_int(k) or k not in self.num_players for k in kp)
             or len(set(kp)) != len(kp)
-            or any(not is_int(k) or k not in self.num_players for k in kp)
         ):
-            raise bad(
+            raise self._bad(
                 "kickstart_players",
                 f"use a list of distinct counts from num_players {self.num_players} ([] = all)",
             )
+
+    def _check_prior(self) -> None:
         if not isinstance(self.prior, str):
-            raise bad("prior", "use a bot name such as racer, or an empty string")
+            raise self._bad("prior", "use a bot name such as racer, or an empty string")
         if self.prior and self.mode != "all_seat":
-            raise bad("prior", 'a prior needs mode = "all_seat"')
+            raise self._bad("prior", 'a prior needs mode = "all_seat"')
         if self.prior and self.prior_weight <= 0:
-            raise bad("prior_weight", "use a positive number with a prior, e.g. 4.0")
+            raise self._bad("prior_weight", "use a positive number with a prior, e.g. 4.0")
         if not self.prior and self.prior_weight:
-            raise bad("prior_weight", 'use 0 without a prior (prior = "")')
+            raise self._bad("prior_weight", 'use 0 without a prior (prior = "")')
         if self.prior and (self.prior.startswith("ppo:") or self.prior.startswith("random")):
-            raise bad("prior", "use a scripted bot such as racer (not a policy or random)")
+            raise self._bad("prior", "use a scripted bot such as racer (not a policy or random)")
+
+    def _check_player_specs(self) -> None:
+        """Every player spec names a player the registry can build."""
         if not isinstance(self.bc_teacher, str):
-            raise bad("bc_teacher", "use a bot name such as planner, or an empty string")
+            raise self._bad("bc_teacher", "use a bot name such as planner, or an empty string")
         from agents.registry import PlayerSpecError, make_agent
 
         for name in ("bots", "eval_bots", "bc_teacher", "kickstart_teacher", "prior"):
@@ -313,6 +368,8 @@ class TrainConfig:
                     make_agent(spec)
                 except PlayerSpecError as e:
                     raise TrainConfigError(f"{name}: {e}") from None
+
+    def _check_minibatches(self) -> None:
         if self.mode == "single_seat" and (self.n_steps * self.n_envs) % self.batch_size:
             # SB3 only warns; a truncated minibatch wastes samples, so say it clearly
             raise TrainConfigError(

@@ -10,6 +10,8 @@ import argparse
 import json
 import time
 
+from lastwill_env.engine.config import PLAYER_COUNTS
+
 
 def _common(args) -> dict:
     return {
@@ -137,7 +139,7 @@ def _report(mode: str, n: int, wall: float, rollout: float, update: float, iters
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("mode", choices=("single_seat", "all_seat"))
-    ap.add_argument("--players", type=int, default=4, choices=(2, 3, 4, 5))
+    ap.add_argument("--players", type=int, default=4, choices=PLAYER_COUNTS)
     ap.add_argument("--seconds", type=float, default=60.0)
     ap.add_argument("--net", type=int, default=128)
     ap.add_argument("--batch", type=int, default=1024)
