@@ -63,6 +63,7 @@ from lastwill_env.engine.config import allowed_counts, is_player_count
 from .arena import default_out_path as arena_out_path
 from .arena import derive_seed
 from .base import BaseAgent
+from .readfile import read_json
 from .registry import PlayerSpecError
 from .replay import (
     ReplayError,
@@ -269,12 +270,7 @@ def load_game(path: str | Path, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT
     a `module:Class` import nor a ``.zip`` pickle (docs/TRUST.md); outside agents play under
     ``move_time_limit`` as in :func:`new_play`."""
     path = Path(path)
-    if not path.is_file():
-        raise PlayError(f"{path}: no such file")
-    try:
-        record = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise PlayError(f"{path} is not a saved game (not JSON: {e})") from None
+    record = read_json(path, error=PlayError, damaged_hint="it is not a saved `lastwill play` game")
     if not isinstance(record, dict) or record.get("type") != "play":
         raise PlayError(f'{path} is not a saved `lastwill play` game (no "type": "play")')
     try:

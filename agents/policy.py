@@ -38,6 +38,7 @@ from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
 from . import trust
 from .base import BaseAgent
+from .readfile import read_json
 from .residual import raise_prior
 from .safeio import BundleError, bundle_base, verify_bundle, write_with
 
@@ -69,9 +70,7 @@ def sidecar_path(path: str | Path) -> Path:
 
 def read_sidecar(path: str | Path) -> dict[str, Any]:
     side = sidecar_path(path)
-    try:
-        meta = json.loads(side.read_text(encoding="utf-8"))
-    except FileNotFoundError:
+    if not side.exists():
         p = Path(path)
         out = p.with_suffix(".npz")
         if p.suffix == ".zip":
@@ -86,11 +85,10 @@ def read_sidecar(path: str | Path) -> dict[str, Any]:
             f"`lastwill train` writes both; for a model trained elsewhere (e.g. on "
             f"SingleSeatEnv) write the weights and the sidecar with agents.policy.save_policy: "
             f"{how}, then play ppo:{out}"
-        ) from None
-    except (OSError, UnicodeDecodeError, ValueError) as e:
-        raise CheckpointError(
-            f"cannot read checkpoint sidecar {side}: {e}; the sidecar is damaged"
-        ) from None
+        )
+    meta = read_json(
+        side, "checkpoint sidecar", error=CheckpointError, damaged_hint="the sidecar is damaged"
+    )
     if not isinstance(meta, dict):
         raise CheckpointError(
             f"checkpoint sidecar {side} holds a JSON {type(meta).__name__}, not an object; "

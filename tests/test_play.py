@@ -142,11 +142,11 @@ def test_setup_errors(tmp_path):
 
 
 def test_load_errors(tmp_path):
-    with pytest.raises(PlayError, match="no such file"):
+    with pytest.raises(PlayError, match="none.json does not exist"):
         load_game(tmp_path / "none.json")
     p = tmp_path / "x.json"
     p.write_text("not json")
-    with pytest.raises(PlayError, match="not a saved game"):
+    with pytest.raises(PlayError, match=r"x.json is not valid JSON \(.*\); it is not a saved"):
         load_game(p)
     p.write_text(json.dumps({"game": 0, "actions": []}))
     with pytest.raises(PlayError, match="not a saved `lastwill play` game"):
@@ -196,7 +196,7 @@ def test_cli_play_save_load(tmp_path):
         (["--opponents", "greedy,planner,random", "-n", "3"], "lists 3 specs"),
         (["--opponents", "nobot"], "unknown player 'nobot'"),
         (["--seat", "5", "--opponents", "greedy"], "--seat 5 is not at this table"),
-        (["--load", "{tmp}/missing.json"], "no such file"),
+        (["--load", "{tmp}/missing.json"], "missing.json does not exist"),
         (["--starting-money", "lots", "--opponents", "greedy"], "lots"),
     ],
 )
