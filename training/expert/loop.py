@@ -26,7 +26,6 @@ the network, the entropy of its targets, self-play speed, and the panel's win ra
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable
@@ -36,9 +35,11 @@ from typing import Any
 import numpy as np
 
 from agents.deals import derive_seed
+from agents.readfile import read_json
 from agents.safeio import write_json, write_with
 
 from ..runlock import LOCK, run_lock
+from ..seating import draw_player_count
 from .config import ExpertConfig, ExpertConfigError
 from .learn import fit, target_stats
 from .selfplay import concat, pack, play
@@ -64,10 +65,7 @@ def _read_state(run: Path) -> dict[str, Any]:
     path = run / "state.json"
     if not path.is_file():
         raise ExpertError(f"--resume: {run} holds no expert-iteration run (no state.json)")
-    try:
-        st = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ExpertError(f"cannot read the run's state {path}: {e}") from None
+    st = read_json(path, "the run's state", error=ExpertError)
     if not isinstance(st, dict) or not isinstance(st.get("iteration"), int):
         raise ExpertError(f"{path} is not an expert-iteration state (no iteration number)")
     return st
@@ -179,7 +177,7 @@ def self_play(
     rng = random.Random(derive_seed(cfg.seed, "expert", it, "counts"))
     t0, samples, sims = time.perf_counter(), [], 0
     for g in range(cfg.games):
-        n = rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+        n = draw_player_count(rng, cfg)
         rec = play(searcher, n, derive_seed(cfg.seed, "expert", it, g) & _LOW, cfg.explore)
         samples.extend(rec.samples)
         sims += rec.sims
