@@ -533,7 +533,7 @@ RUN_DAMAGE = [
         lambda r: (r / "state.json").write_text("[]"),
         "holds a JSON list, not the run's state",
     ),
-    ("pool-corrupt", lambda r: (r / "pool.json").write_text("{not json"), "pool.json cannot be"),
+    ("pool-corrupt", lambda r: (r / "pool.json").write_text("{not json"), "pool.json is not valid"),
     (
         "pool-entry-wrong",
         lambda r: (r / "pool.json").write_text('{"snapshots": [{"id": 3}]}'),

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.evaluate import PANEL
+from agents.readfile import read_data
 from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts, is_player_count
 
 if sys.version_info >= (3, 11):
@@ -414,16 +415,7 @@ class TrainConfig:
 def read_config_file(path: str | Path) -> dict[str, Any]:
     """The settings of a TOML file (top level or `[train]`), not yet validated."""
     p = Path(path)
-    try:
-        raw = tomllib.loads(p.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise TrainConfigError(f"config file {p} does not exist") from None
-    except IsADirectoryError:
-        raise TrainConfigError(f"config file {p} is a directory, not a TOML file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise TrainConfigError(f"cannot read config file {p}: {e}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise TrainConfigError(f"config file {p} is not valid TOML: {e}") from None
+    raw = read_data(p, "config file", parse=tomllib.loads, form="TOML", error=TrainConfigError)
     data = raw.get("train", raw)
     if not isinstance(data, dict):
         raise TrainConfigError(f"config file {p}: [train] must be a table of settings")

@@ -20,7 +20,6 @@ an env worker holds numpy policies only, so workers never import torch.
 
 from __future__ import annotations
 
-import json
 import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from agents.policy import NumpyPolicy
+from agents.readfile import read_json
 from agents.registry import make_agent
 from agents.safeio import write_json
 from lastwill_env.encoding import OBS_SIZE, encode_observation
@@ -99,10 +99,7 @@ class PoolRegistry:
     def load(cls, path: str | Path) -> PoolRegistry:
         """Read `pool.json`; a damaged file raises ValueError naming what is wrong."""
         path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, UnicodeDecodeError, ValueError) as e:
-            raise ValueError(f"{path} cannot be read as JSON ({e}); the file is damaged") from None
+        data = read_json(path, error=ValueError, damaged_hint="the file is damaged")
         if not isinstance(data, dict) or not isinstance(data.get("snapshots"), list):
             raise ValueError(f'{path} must be a JSON object with a "snapshots" list')
         window = data.get("window", 10)
