@@ -55,6 +55,50 @@ def knapsack(groups, budget: int) -> tuple[float, tuple]:
     return max(best, key=lambda x: x[0])
 
 
+def _ok(legal, kind: str, c: int) -> bool:
+    """The move (kind, card) is legal now (`legal`: a set of action indices, None: any)."""
+    return legal is None or ACTION_INDEX.get((kind, c)) in legal
+
+
+def _companion_pool(hand) -> list[int]:
+    """Companions of `hand` by type (horse, dog, chef, guest), then its jokers."""
+    pool = [0, 0, 0, 0, 0]
+    for c in hand:
+        if c >= 0:
+            if CAT[c] == "companion":
+                pool[CARDS[c].companion] += 1
+            elif CAT[c] == "joker":
+                pool[4] += 1
+    return pool
+
+
+def _action_gainers(hand, acts: int, legal) -> tuple[int, float, list[tuple]]:
+    """The action gainers of `hand` (hectic days), played first: they pay for themselves.
+    Returns the actions then, the money they spend and their ('gain', c) keys."""
+    value = 0.0
+    fixed: list[tuple] = []
+    for c in hand:
+        spec = CARDS[c] if c >= 0 else None
+        if spec and spec.gain_actions and CAT[c] == "event" and acts >= 1 and _ok(legal, "play", c):
+            acts += spec.gain_actions - spec.play_actions
+            value += spec.play_cost
+            fixed.append(("gain", c))
+    return acts, value, fixed
+
+
+def _left_in_hand(hand, chosen, fixed) -> list[int]:
+    """The cards of `hand` that the chosen moves do not play."""
+    played = {k[1] for k in chosen if k[0] == "play"}
+    drawn_used = {k[1] for k in chosen if k[0] == "drawn"}
+    return [
+        c
+        for i, c in enumerate(hand)
+        if not (c >= 0 and c in played)
+        and not (c == DRAWN and i in drawn_used)
+        and ("gain", c) not in fixed
+    ]
+
+
 class RacerBot(ScriptedBot):
     """Racer: the fastest spender; owns no property, goes bankrupt first and deepest.
 
@@ -284,38 +328,36 @@ class RacerBot(ScriptedBot):
 
         Returns (value, chosen keys, hand cards left). Keys are ('play', c), ('use', c),
         ('attach_card', c), ('attach_joker', c) or ('gain', c); `legal` (a set of action
-        indices) restricts them to what is legal now."""
-
-        def ok(kind: str, c: int) -> bool:
-            return legal is None or ACTION_INDEX.get((kind, c)) in legal
-
+        indices) restricts them to what is legal now. The choices come in groups (one option
+        of a group at most), gathered in this order: the events, the board, the black cards
+        of the hand, the blind event cards; the knapsack picks the best within the actions."""
         board = v.boards[0]
         free_spaces = 5 + v.extensions[0] - len(board)
-        pool = [0, 0, 0, 0, 0]  # horse, dog, chef, guest, jokers of `hand`
-        for c in hand:
-            if c >= 0:
-                if CAT[c] == "companion":
-                    pool[CARDS[c].companion] += 1
-                elif CAT[c] == "joker":
-                    pool[4] += 1
-        value = 0.0
-        fixed: list[tuple] = []
-        groups: list[list[tuple[int, float, tuple]]] = []
+        pool = _companion_pool(hand)
         acts = actions
         acts += sum(v.privilege_left[c] for c in board if CARDS[c].free_kind == "event_action")
-        # action gainers (hectic days): played first, they pay for themselves
-        for c in hand:
-            spec = CARDS[c] if c >= 0 else None
-            if spec and spec.gain_actions and CAT[c] == "event" and acts >= 1 and ok("play", c):
-                acts += spec.gain_actions - spec.play_actions
-                value += spec.play_cost
-                fixed.append(("gain", c))
-        # events, the biggest add-ons first so they get the companions
+        acts, value, fixed = _action_gainers(hand, acts, legal)
+        groups = self._event_groups(v, hand, pool, legal)
+        board_groups, weakest = self._board_groups(v, pool, final, legal)
+        groups += board_groups
+        groups += self._black_groups(v, hand, free_spaces, weakest, final, legal)
+        # blind event cards of a hypothetical hand
+        for i, c in enumerate(hand):
+            if c == DRAWN:
+                groups.append([(1, DRAWN_SPEND, ("drawn", i))])
+        best, chosen = knapsack(groups, acts)
+        chosen = tuple(fixed) + chosen
+        return value + best, chosen, _left_in_hand(hand, chosen, fixed)
+
+    def _event_groups(self, v, hand, pool: list[int], legal) -> list[list[tuple]]:
+        """The events of `hand` (not the action gainers), the biggest add-ons first so they
+        get the companions (taken from `pool`)."""
+        groups = []
         events = [c for c in hand if c >= 0 and CAT[c] == "event" and not CARDS[c].gain_actions]
         events.sort(key=lambda c: -sum(a for _, a in CARDS[c].addons))
         for c in events:
             spec = CARDS[c]
-            if spec.effect or not ok("play", c):
+            if spec.effect or not _ok(legal, "play", c):
                 continue
             fam = self.family_bonus(v, spec.family)
             if spec.ball:
@@ -330,16 +372,21 @@ class RacerBot(ScriptedBot):
                     pool[4] -= 1
                     total += amount
             groups.append([(spec.play_actions, float(total), ("play", c))])
-        # the board: uses, companions onto slots, the weakest card for a room discard
+        return groups
+
+    def _board_groups(self, v, pool: list[int], final: bool, legal):
+        """The board's uses and its companions onto slots (from what is left in `pool`), and
+        the value kept by the weakest card (the one a room discard would cost)."""
+        groups = []
         weakest = None
         later_h = self.horizon(v) - 1 if not final else 0
-        for c in board:
+        for c in v.boards[0]:
             spec = CARDS[c]
             if CAT[c] == "property":
                 continue
             used = v.used[c]
             amount = self.use_value(v, c)
-            if spec.use_actions >= 0 and not used and amount > 0 and ok("use", c):
+            if spec.use_actions >= 0 and not used and amount > 0 and _ok(legal, "use", c):
                 groups.append([(spec.use_actions, amount, ("use", c))])
             f = v.filled_slots[c]
             if f < len(spec.slots) and later_h + (0 if used else 1) > 0:
@@ -347,16 +394,21 @@ class RacerBot(ScriptedBot):
                 gain = spec.slots[f][1] - (spec.slots[f - 1][1] if f else spec.spend)
                 uses = FUTURE * later_h + (0 if used else 1)
                 for kind, have in (("attach_card", pool[t] > 0), ("attach_joker", pool[4] > 0)):
-                    if have and ok(kind, c) and v.tokens[t] > 0:
+                    if have and _ok(legal, kind, c) and v.tokens[t] > 0:
                         groups.append([(1, gain * uses - 0.3, (kind, c))])
                         break
             keep = 0.0 if final else self.later_value(v, c)
             if weakest is None or keep < weakest:
                 weakest = keep
-        # black cards from hand
+        return groups, weakest
+
+    def _black_groups(self, v, hand, free_spaces: int, weakest, final: bool, legal):
+        """The black cards of `hand` (expenses and helpers), the most valuable first: those
+        beyond the free board spaces pay for the room they take (`weakest`)."""
+        board = v.boards[0]
         blacks = []
         for c in hand:
-            if c < 0 or CAT[c] not in ("expense", "helper") or not ok("play", c):
+            if c < 0 or CAT[c] not in ("expense", "helper") or not _ok(legal, "play", c):
                 continue
             spec = CARDS[c]
             now = float(spec.play_cost)
@@ -373,6 +425,7 @@ class RacerBot(ScriptedBot):
             later = 0.0 if final else self.later_value(v, c)
             blacks.append((later + now, c, spec, now, later))
         blacks.sort(key=lambda x: -x[0])
+        groups = []
         for i, (_, c, spec, now, later) in enumerate(blacks):
             room = 0.0 if i < free_spaces else (weakest or 0.0)
             opts = []
@@ -390,22 +443,7 @@ class RacerBot(ScriptedBot):
                         )
                     )
             groups.append(opts)
-        # blind event cards of a hypothetical hand
-        for i, c in enumerate(hand):
-            if c == DRAWN:
-                groups.append([(1, DRAWN_SPEND, ("drawn", i))])
-        best, chosen = knapsack(groups, acts)
-        chosen = tuple(fixed) + chosen
-        played = {k[1] for k in chosen if k[0] == "play"}
-        drawn_used = {k[1] for k in chosen if k[0] == "drawn"}
-        left = [
-            c
-            for i, c in enumerate(hand)
-            if not (c >= 0 and c in played)
-            and not (c == DRAWN and i in drawn_used)
-            and ("gain", c) not in fixed
-        ]
-        return value + best, chosen, left
+        return groups
 
     def hand_limit(self, v) -> int:
         return HAND_LIMIT + sum(CARDS[c].hand_limit_bonus for c in v.boards[0])
