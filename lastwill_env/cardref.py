@@ -260,8 +260,23 @@ _DECK_NAMES = {"P": "property", "E": "event", "H": "helper/expense", "S": "speci
 
 
 def cards_markdown() -> str:
-    """The text of docs/CARDS.md, generated from the catalogue."""
-    c = CATALOGUE
+    """The text of docs/CARDS.md, generated from the catalogue, section by section."""
+    out: list[str] = []
+    for section in (
+        _md_head,
+        _md_decks,
+        _md_plans,
+        _md_board,
+        _md_white_cards,
+        _md_black_cards,
+        _md_costs,
+    ):
+        out += section()
+    return "\n".join(out)
+
+
+def _md_head() -> list[str]:
+    """The title, how the file is made, and §1 (sources)."""
     out: list[str] = []
     add = out.append
     add("# Last Will: card and board reference")
@@ -285,6 +300,13 @@ def cards_markdown() -> str:
         "`TrainingGround_4`), and using a training ground costs 1 action."
     )
     add("")
+    return out
+
+
+def _md_decks() -> list[str]:
+    """§2: the decks and their card ids."""
+    out: list[str] = []
+    add = out.append
     add("## 2. Decks and card ids")
     add("")
     add(
@@ -308,7 +330,14 @@ def cards_markdown() -> str:
     rows.append(["All cards", "", len(CARDS), f"0-{len(CARDS) - 1}"])
     add(_table(["deck", "name", "cards", "ids"], rows, {2}))
     add("")
+    return out
 
+
+def _md_plans() -> list[str]:
+    """§3: the plan spaces of the planning board."""
+    c = CATALOGUE
+    out: list[str] = []
+    add = out.append
     add("## 3. Planning board (plan spaces)")
     add("")
     add(
@@ -329,7 +358,14 @@ def cards_markdown() -> str:
             )
         )
     add("")
+    return out
 
+
+def _md_board() -> list[str]:
+    """§4: the offer board's card spaces per player count and round, the other errands."""
+    c = CATALOGUE
+    out: list[str] = []
+    add = out.append
     add("## 4. Offer board and other errand spaces")
     add("")
     add("### 4.1 Card spaces per player count and round")
@@ -388,7 +424,13 @@ def cards_markdown() -> str:
         f"Companion token supply: {sup}. Hand limit at the end of a round: {c.hand_limit}."
     )
     add("")
+    return out
 
+
+def _md_white_cards() -> list[str]:
+    """§5 and its first tables: properties, events, balls."""
+    out: list[str] = []
+    add = out.append
     add("## 5. Cards")
     add("")
     add(
@@ -465,6 +507,14 @@ def cards_markdown() -> str:
         )
     )
     add("")
+    return out
+
+
+def _md_black_cards() -> list[str]:
+    """§5.4-5.8: expenses, helpers, companions and jokers, specials, wills."""
+    c = CATALOGUE
+    out: list[str] = []
+    add = out.append
     add("### 5.4 Expenses (black border, used once per round)")
     add("")
     exps = _by(lambda x: x.category == "expense")
@@ -536,6 +586,13 @@ def cards_markdown() -> str:
         "`will-each` (one card per player); by default everyone starts with £70."
     )
     add("")
+    return out
+
+
+def _md_costs() -> list[str]:
+    """§6: what each action costs."""
+    out: list[str] = []
+    add = out.append
     add("## 6. Action costs summary")
     add("")
     two = [x.name for x in CARDS if x.is_black and x.play_actions >= 2]
@@ -560,7 +617,7 @@ def cards_markdown() -> str:
         )
     )
     add("")
-    return "\n".join(out)
+    return out
 
 
 def _helper_table(helpers: list[CardSpec]) -> str:
