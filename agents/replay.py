@@ -88,7 +88,7 @@ def player_names(record: dict[str, Any]) -> list[str]:
 
 @dataclass(frozen=True)
 class Step:
-    index: int  # decision number, from 0
+    index: int  # index of the decision, from 0 (shown to people as decision index + 1)
     state: GameState  # the state before the decision
     seat: int  # absolute seat that decided
     action: int
@@ -101,8 +101,8 @@ def _apply(state: GameState, i: int, action: int, total: int) -> None:
         apply_action(state, action)
     except (IllegalActionError, ValueError) as e:
         raise ReplayError(
-            f"decision {i}: the recorded action {action} is not legal here ({e}); the record "
-            f"does not match this version of the rules engine"
+            f"decision {i + 1} (action index {i}): the recorded action {action} is not legal "
+            f"here ({e}); the record does not match this version of the rules engine"
         ) from None
 
 
@@ -216,7 +216,7 @@ def first_decision(record: dict[str, Any], from_round: int | None) -> int:
 def _line(step: Step, names: Sequence[str], viewer: int | None) -> str:
     s = step.state
     return (
-        f"{step.index:5d}  R{s.round}  {PHASE_NAMES[s.phase]:<25} {names[step.seat]:<16} "
+        f"{step.index + 1:5d}  R{s.round}  {PHASE_NAMES[s.phase]:<25} {names[step.seat]:<16} "
         f"{describe_step(step.action, step.seat, viewer)}"
     )
 
@@ -245,7 +245,7 @@ def replay_text(
     names = player_names(record)
     lines = [record_header(record, seat)]
     if start:
-        lines.append(f"(jumping to round {from_round}: decision {start})")
+        lines.append(f"(jumping to round {from_round}: decision {start + 1})")
     last_round = None
     for step in iter_steps(record, copy=False):
         if step.index < start:

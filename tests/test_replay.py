@@ -105,7 +105,7 @@ def test_steps_reproduce_the_recorded_states(row):
 
 def test_a_tampered_record_is_refused(row):
     bad = dict(row, actions=row["actions"][:5] + [encode("ball", 7)] + row["actions"][6:])
-    with pytest.raises(ReplayError, match="decision 5: the recorded action"):
+    with pytest.raises(ReplayError, match=r"decision 6 \(action index 5\): the recorded action"):
         final_state(bad)
     longer = dict(row, actions=row["actions"] + [0])
     with pytest.raises(ReplayError, match="after the end"):
@@ -224,7 +224,7 @@ def test_replay_text_lists_every_decision_and_the_results(row):
 def test_round_jump(row):
     starts = round_starts(row)
     text = replay_text(row, from_round=3)
-    assert f"(jumping to round 3: decision {starts[3]})" in text
+    assert f"(jumping to round 3: decision {starts[3] + 1})" in text
     assert "--- round 1 ---" not in text and "--- round 3 ---" in text
     with pytest.raises(ReplayError, match="round 12 is not in this game"):
         replay_text(row, from_round=12)

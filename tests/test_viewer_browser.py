@@ -233,8 +233,16 @@ def test_policy_panel_shows_probabilities_and_value(page, site) -> None:
     from agents.viewer.core import analyse
 
     a = analyse(rep, k, None, top=6, log_dir=log.parent)
-    shown = page.inner_text("[data-testid=policy-value] b")
-    assert float(shown) == pytest.approx(a["value"], abs=6e-4)
+    # the value as a win chance (the search's reading of a critic value), the raw value below
+    shown = page.inner_text("[data-testid=win-chance]")
+    assert shown == f"{a['estimate']['win_chance'] * 100:.0f}%"
+    assert f"critic value {a['value']:+.3f}" in page.inner_text("[data-testid=policy-value]")
+    # the chart of the policy's win chance over the game: one point per decision of its seat
+    page.wait_for_selector(f"[data-testid=value-chart] polyline[data-seat='{seat}']")
+    points = page.get_attribute(f"[data-testid=value-chart] polyline[data-seat='{seat}']", "points")
+    assert len(points.split()) == rep.seats.count(seat)
+    legend = page.inner_text("[data-testid=value-legend]")
+    assert legend.endswith(f"{a['estimate']['win_chance'] * 100:.0f}%")
     rows = page.locator("[data-testid=policy-row]").all_inner_texts()
     assert len(rows) == min(6, a["legal"])
     assert describe_action(row["actions"][k]) in rows[0] and "played" in rows[0]
@@ -304,3 +312,105 @@ def test_live_game_by_clicking(page, site) -> None:
     _wait_k(page, 0, game=f"{log_id}:0")
     assert "unfinished" in page.inner_text("#game-title")
     assert load_record(path)["actions"] == record["actions"]
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading at a glance
+
+
+def _open_at(page, site, fragment: str, k: int) -> None:
+    page.goto(site["url"] + "#" + fragment)
+    _wait_k(page, k)
+
+
+def test_card_text_on_hover_and_on_click(page, site) -> None:
+    from lastwill_env.cardref import card_text
+
+    _open_at(page, site, "log=1&game=0&seat=0&d=96", 95)
+    cards = page.locator("#table [data-testid=hand][data-seat='0'] [data-card-id]")
+    assert cards.count() >= 2
+    for i in range(cards.count()):
+        el = cards.nth(i)
+        cid = int(el.get_attribute("data-card-id"))
+        assert el.get_attribute("title") == card_text(cid)  # the hover text
+    el = cards.nth(1)
+    cid = int(el.get_attribute("data-card-id"))
+    el.click()
+    page.wait_for_selector("[data-testid=card-info]:not([hidden])")
+    assert page.inner_text("[data-testid=card-text]") == card_text(cid)
+    assert page.get_attribute("[data-testid=card-info]", "data-card") == NAMES[cid]
+    page.keyboard.press("Escape")
+    page.wait_for_selector("[data-testid=card-info]", state="hidden")
+
+
+def test_fragment_moves_to_the_decision_and_one_numbering(page, site) -> None:
+    total = len(read_log(EXAMPLE_LOG)[1][0]["actions"])
+    _open_at(page, site, "log=1&game=0&seat=0&d=50", 49)
+
+    def agree(k: int) -> None:  # the list, the position and the address name one number
+        _wait_k(page, k)
+        assert page.inner_text("#pos") == f"decision {k + 1} of {total}"
+        assert page.eval_on_selector("#dec-list li.cur", "li => li.value") == k + 1
+        assert page.evaluate("location.hash").endswith(f"&d={k + 1}")
+        assert page.eval_on_selector("#slider", "el => Number(el.value)") == k
+
+    agree(49)
+    page.evaluate("location.hash = '#log=1&game=0&seat=0&d=120'")  # edited in the address bar
+    agree(119)
+    page.click("#b-next")
+    agree(120)
+    page.keyboard.press("ArrowLeft")
+    agree(119)
+    page.click("#dec-list li[data-k='7']")
+    agree(7)
+    page.evaluate("location.hash = '#log=1&game=3&seat=all&d=11'")  # another game and view
+    _wait_k(page, 10, game="1:3")
+    assert page.is_checked("#omniscient")
+    page.evaluate("location.hash = '#log=1&game=3&seat=all&d=end'")
+    total3 = len(read_log(EXAMPLE_LOG)[1][3]["actions"])
+    _wait_k(page, total3, game="1:3")
+    assert page.inner_text("#pos").startswith("end")
+
+
+def test_long_names_are_not_clipped(page, site) -> None:
+    _open_at(page, site, "log=1&game=0&seat=0&d=96", 95)
+    page.wait_for_selector("[data-testid=policy-row]")
+    clipped = page.evaluate(
+        """() => [...document.querySelectorAll('.pol-bar, .card, .card .nm, #table .space')]
+        .filter((el) => el.scrollWidth > el.clientWidth + 1)
+        .map((el) => el.className + ': ' + el.textContent)"""
+    )
+    assert clipped == []
+    for text in page.locator("[data-testid=policy-row] .txt").all_inner_texts():
+        assert "…" not in text  # the whole label, never cut
+
+
+def test_live_defaults_are_the_strongest_and_pass_is_last(page, site) -> None:
+    from agents.viewer.server import default_opponents
+    from lastwill_env.engine import PASS
+
+    page.goto(site["url"] + "#tab=play")
+    page.wait_for_selector("#setup-seats input")
+    page.select_option("#setup-n", "4")
+    specs = [page.input_value(f"#seat-{i}") for i in range(4)]
+    assert specs == ["human", *default_opponents()]
+    page.select_option("#setup-n", "2")
+    page.fill("#seat-1", "greedy")
+    page.fill("#setup-seed", "5")
+    page.click("[data-testid=start]")
+    page.wait_for_selector("#choices button")
+    for _ in range(40):
+        k = int(page.locator("#live-table").get_attribute("data-k"))
+        actions = page.locator("#choices button").evaluate_all(
+            "bs => bs.map(b => Number(b.dataset.action))"
+        )
+        if PASS in actions and len(actions) > 1:
+            assert actions[-1] == PASS and page.inner_text("#choices button >> nth=-1") == "pass"
+            return
+        page.locator("#choices button").first.click()
+        page.wait_for_function(
+            "k => Number(document.querySelector('#live-table').dataset.k) > k"
+            " && document.querySelectorAll('#choices button:not([disabled])').length > 0",
+            arg=k,
+        )
+    pytest.fail("no decision offered pass among other choices")

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from lastwill_env.cardref import card_text
 from lastwill_env.engine import (
     CATALOGUE,
     COMPANIONS,
@@ -44,6 +45,7 @@ from . import limits
 
 CARDS = CATALOGUE.cards
 ALL = "all"
+_LOCK = threading.Lock()
 
 
 class ViewError(ValueError):
@@ -81,6 +83,8 @@ def catalogue() -> dict[str, Any]:
                 "upkeep": c.upkeep,
                 "slots": [[COMPANIONS[t], amount] for t, amount in c.slots],
                 "companion": COMPANIONS[c.companion] if c.companion >= 0 else None,
+                # price, spend, options, companion slots, privilege: docs/CARDS.md's words
+                "text": card_text(c.id),
             }
         )
     plans = {
@@ -278,6 +282,7 @@ class GameReplay:
     seats: list[int]  # who decided each decision
     actions: list[int]
     specs: list[str] = field(default_factory=list)
+    series: dict[int, Any] = field(default_factory=dict)  # the policy's values, by seat
 
     @classmethod
     def build(cls, record: dict[str, Any], where: str = "record") -> GameReplay:
@@ -594,21 +599,15 @@ def resolve_checkpoint(path: str, log_dir: Path | None) -> Path:
     )
 
 
-def analyse(
-    rep: GameReplay, k: int, viewer: int | None, top: int = 5, log_dir: Path | None = None
-) -> dict[str, Any]:
-    """At decision ``k`` of a ``ppo:PATH`` seat: the policy's probabilities over the legal
-    actions (the ``top`` most likely, and the one recorded) and its value estimate, computed
-    now from the checkpoint on the seat's own observation."""
+def _policy_decision(rep: GameReplay, k: Any, viewer: int | None) -> tuple[int, int]:
+    """``(k, seat)`` of decision ``k`` when a ``ppo:PATH`` seat made it and ``viewer`` may see
+    that seat's hand; a :class:`ViewError` otherwise."""
     k = rep.check_decision(k)
     if k == rep.total:
         raise ViewError(
             f"decision {k} is after the last one: no one decides there",
             allowed={"min": 0, "max": rep.total - 1},
         )
-    if type(top) is not int or not 1 <= top <= 50:
-        raise ViewError(f"top={top!r}: ask for 1 to 50 actions", allowed={"min": 1, "max": 50})
-    state = rep.states[k]
     seat = rep.seats[k]
     spec = rep.specs[seat]
     if not is_policy(spec):
@@ -625,19 +624,26 @@ def analyse(
             status=403,
             allowed=[ALL, str(seat)],
         )
-    path, mode = policy_path(spec)
-    ckpt = resolve_checkpoint(path, log_dir)
+    return k, seat
+
+
+def analyse(
+    rep: GameReplay, k: int, viewer: int | None, top: int = 5, log_dir: Path | None = None
+) -> dict[str, Any]:
+    """At decision ``k`` of a ``ppo:PATH`` seat: the policy's probabilities over the legal
+    actions (the ``top`` most likely, and the one recorded) and its value estimate, computed
+    now from the checkpoint on the seat's own observation."""
+    if type(top) is not int or not 1 <= top <= 50:
+        raise ViewError(f"top={top!r}: ask for 1 to 50 actions", allowed={"min": 1, "max": 50})
+    k, seat = _policy_decision(rep, k, viewer)
+    state, spec = rep.states[k], rep.specs[seat]
     import numpy as np
 
     from lastwill_env.encoding import encode_observation
 
     from ..play import choice_label
-    from ..policy import CheckpointError, load_policy
 
-    try:  # never unpickled here: a log's .zip is data (docs/TRUST.md)
-        policy, meta = load_policy(ckpt, need_value=True, allow_pickle=False)
-    except CheckpointError as e:
-        raise ViewError(str(e), status=422) from None
+    policy, meta, ckpt, mode = load_seat_policy(spec, log_dir)
     view = player_view(state, seat)
     legal = list(legal_actions(state))
     probs, value = policy.evaluate(encode_observation(view), legal, view)
@@ -667,6 +673,9 @@ def analyse(
         "seat": seat,
         "spec": spec,
         "checkpoint": str(ckpt),
+        "estimate": None
+        if value is None
+        else estimate(evaluator(policy, meta), value, state, seat),
         "step": meta.get("step"),
         "mode": mode,
         "legal": len(legal),
@@ -678,3 +687,91 @@ def analyse(
         "reward": cfg.get("reward"),
         "shaping": cfg.get("shaping"),
     }
+
+
+def load_seat_policy(spec: str, log_dir: Path | None) -> tuple[Any, dict[str, Any], Path, str]:
+    """``(policy, sidecar, checkpoint path, mode)`` of a ``ppo:PATH`` seat, loaded with its
+    critic from the ``.npz`` only (a log's ``.zip`` is a pickle, never read: docs/TRUST.md)."""
+    from ..policy import CheckpointError, load_policy
+
+    path, mode = policy_path(spec)
+    ckpt = resolve_checkpoint(path, log_dir)
+    try:
+        policy, meta = load_policy(ckpt, need_value=True, allow_pickle=False)
+    except CheckpointError as e:
+        raise ViewError(str(e), status=422) from None
+    return policy, meta, ckpt, mode
+
+
+_EVALUATORS: OrderedDict[int, tuple[Any, Any]] = OrderedDict()  # id(policy) -> (policy, ev)
+
+
+def evaluator(policy: Any, meta: dict[str, Any]) -> Any:
+    """The search's reader of ``policy``'s critic (:class:`agents.leafeval.LeafEvaluator`), kept
+    for the last few policies; ``None`` without a critic or for a reward the lab does not
+    know."""
+    from ..leafeval import LeafEvaluator
+
+    if not policy.has_value:
+        return None
+    with _LOCK:
+        hit = _EVALUATORS.get(id(policy))
+        if hit is not None and hit[0] is policy:
+            return hit[1]
+    try:
+        ev = LeafEvaluator(policy, meta)
+    except ValueError:
+        return None
+    with _LOCK:
+        _EVALUATORS[id(policy)] = (policy, ev)
+        while len(_EVALUATORS) > 4:
+            _EVALUATORS.popitem(last=False)
+    return ev
+
+
+def estimate(ev: Any, value: float | None, state: GameState, seat: int) -> dict[str, Any] | None:
+    """The critic's ``value`` at ``seat``'s decision as a win chance (``zero_sum`` policies)
+    or an expected rank (``rank``): the search's rule for a critic value
+    (:meth:`agents.leafeval.LeafEvaluator.score`: shaping added back, clipped to the reward's
+    range), read by :func:`agents.winchance.outcome`."""
+    from ..winchance import outcome
+
+    if ev is None or value is None:
+        return None
+    return outcome(ev.score(value, state, seat), state.n, ev.reward)
+
+
+def _seat_values(rep: GameReplay, seat: int, log_dir: Path | None) -> dict[str, Any]:
+    from lastwill_env.encoding import encode_state_sparse
+
+    try:
+        policy, meta, _, _ = load_seat_policy(rep.specs[seat], log_dir)
+    except ViewError as e:
+        return {"points": [], "measure": None, "note": str(e)}
+    ev = evaluator(policy, meta)
+    if ev is None:
+        note = "this policy file holds no critic (or no known reward mode): no value to show"
+        return {"points": [], "measure": None, "note": note}
+    key = "win_chance" if ev.reward == "zero_sum" else "expected_rank"
+    points = []
+    for k, who in enumerate(rep.seats):
+        if who == seat:
+            state = rep.states[k]
+            value = policy.value(encode_state_sparse(state, seat))
+            points.append([k, estimate(ev, value, state, seat)[key]])
+    return {"points": points, "measure": key, "note": None}
+
+
+def value_series(rep: GameReplay, viewer: int | None, log_dir: Path | None) -> dict[str, Any]:
+    """For every ``ppo:PATH`` seat the viewer may look into (its own seat, or every seat with
+    ``viewer`` None): the policy's estimate at each of that seat's decisions, as
+    ``[k, win chance or expected rank]`` pairs (``measure`` says which), for the replay page's
+    chart. A seat whose policy cannot be read or has no critic gets a ``note`` instead."""
+    seats = range(rep.n) if viewer is None else [viewer]
+    out = {}
+    for s in seats:
+        if is_policy(rep.specs[s]):
+            if s not in rep.series:  # computed once per game and seat
+                rep.series[s] = _seat_values(rep, s, log_dir)
+            out[str(s)] = rep.series[s]
+    return {"view": ALL if viewer is None else viewer, "seats": out}

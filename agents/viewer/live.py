@@ -46,6 +46,7 @@ from ..play import (
     load_game,
     new_play,
     observers_of,
+    ordered_choices,
     save_game,
 )
 from ..timelimit import DEFAULT_MOVE_TIME_LIMIT, check_time_limit
@@ -108,7 +109,7 @@ class LiveGame:
             action, problem = bot_step(g, self.observers)
             if problem is not None:
                 self.problems.append(
-                    f"decision {len(s.history) - 1}: {g.names[seat]} failed ({problem}) and "
+                    f"decision {len(s.history)}: {g.names[seat]} failed ({problem}) and "
                     f"played {describe_action(action)}"
                 )
             self._record_step(seat, action, rnd, phase)
@@ -187,7 +188,7 @@ class LiveGame:
         view = player_view(s, g.human_seat)
         return [
             {"action": a, "name": describe_action(a), "label": choice_label(a, view)}
-            for a in legal_actions(s)
+            for a in ordered_choices(legal_actions(s))  # pass last, as at the terminal
         ]
 
     def snapshot(self) -> dict[str, Any]:

@@ -52,7 +52,16 @@ from starlette.staticfiles import StaticFiles
 
 from ..timelimit import DEFAULT_MOVE_TIME_LIMIT
 from . import EXAMPLES_DIR, STATIC_DIR, limits
-from .core import ALL, ReplayCache, Sources, ViewError, analyse, catalogue, parse_view
+from .core import (
+    ALL,
+    ReplayCache,
+    Sources,
+    ViewError,
+    analyse,
+    catalogue,
+    parse_view,
+    value_series,
+)
 from .files import Roots
 from .guard import LOOPBACK_NAMES, TOKEN_PARAM, Guard, is_loopback, new_token
 from .live import LiveSessions
@@ -257,6 +266,13 @@ def shipped_policies() -> list[str]:
     return out
 
 
+def default_opponents() -> list[str]:
+    """The live page's opponents before anyone changes them: the strongest players
+    (docs/RESULTS.md), the shipped reference policy first, then the sprinter and the racer."""
+    reference = [p for p in shipped_policies() if Path(p.split(":", 1)[1]).stem == "reference"]
+    return reference + ["sprinter", "racer"]
+
+
 class Viewer:
     """What one server holds (the open logs, the replay cache, the live games, the served
     files) and its request handlers, one method per route (:meth:`routes`)."""
@@ -285,6 +301,7 @@ class Viewer:
             Route("/api/logs/{log}/games/{game}", api(self.game)),
             Route("/api/logs/{log}/games/{game}/frames/{k}", api(self.frame)),
             Route("/api/logs/{log}/games/{game}/analysis/{k}", api(self.analysis)),
+            Route("/api/logs/{log}/games/{game}/values", api(self.values)),
             Route("/api/live", api(self.live_new, body=True), methods=["POST"]),
             Route("/api/live/{gid}", api(self.live_get), methods=["GET"]),
             Route("/api/live/{gid}/act", api(self.live_act, body=True), methods=["POST"]),
@@ -308,6 +325,7 @@ class Viewer:
             "served": self.roots.described(),
             "examples": sorted(str(p) for p in EXAMPLES_DIR.glob("*.json*")),
             "policies": shipped_policies(),
+            "default_opponents": default_opponents(),
         }
 
     def files(self, request: Request) -> dict[str, Any]:
@@ -359,6 +377,12 @@ class Viewer:
         top = _int(q.get("top", "5"), "top")
         k = _int(request.path_params["k"], "decision")
         return analyse(rep, k, viewer, top=top, log_dir=src.path.parent)
+
+    def values(self, request: Request) -> dict[str, Any]:
+        q = _query(request, ("seat",))
+        src, rep = self._replay(request)
+        viewer = parse_view(q.get("seat"), rep.n)
+        return value_series(rep, viewer, log_dir=src.path.parent)
 
     # -- live games --------------------------------------------------------------------------
     def live_new(self, request: Request, body: Any) -> dict[str, Any]:

@@ -18,6 +18,8 @@ const S = {
   gameSeq: 0,
   listSeq: 0,
   live: null,         // live game snapshot
+  values: null,       // /api/logs/{log}/games/{game}/values: the policy's estimates
+  valueSeq: 0,
 };
 
 // ------------------------------------------------------------------------------------------
@@ -116,14 +118,33 @@ function seatMark(seat, label) {
 }
 
 function card(id, extra) {
+  // hover: the card's text (price, spend, options, companion slots, privilege); click: the
+  // same text in the card box (showCard)
   const c = S.cat.cards[id];
   const cls = ["card", c.category];
   if (c.deck === "special") cls.push("special");
   if (extra && extra.used) cls.push("used");
-  const el = h("span", {class: cls.join(" "), "data-card": c.name,
-    title: `${c.name} (${c.category}${c.crowns ? ", " + c.crowns + " crown" : ""})`},
+  const el = h("span", {class: cls.join(" "), "data-card": c.name, "data-card-id": c.id,
+    title: c.text, tabindex: 0, role: "button"},
   h("span", {class: "nm", text: c.name}));
   return el;
+}
+
+function showCard(id) {
+  const c = S.cat.cards[id];
+  const box = $("card-info");
+  box.replaceChildren(
+    h("button", {type: "button", class: "close", title: "close (Escape)", "aria-label": "close",
+      onclick: () => { box.hidden = true; }}, "×"),
+    h("div", {class: "ci-name", text: c.name}),
+    h("div", {class: "ci-text", "data-testid": "card-text", text: c.text}));
+  box.dataset.card = c.name;
+  box.hidden = false;
+}
+
+function onCardClick(ev) {
+  const el = ev.target.closest && ev.target.closest("[data-card-id]");
+  if (el) showCard(Number(el.dataset.cardId));
 }
 
 function boardCard(b) {
@@ -252,6 +273,8 @@ function renderResults(r, seats) {
 // ------------------------------------------------------------------------------------------
 // money chart (inline SVG)
 
+const SEAT_COLORS = ["#c0392b", "#2471a3", "#229954", "#b9770e", "#7d3c98"];
+
 function renderChart(root, series, names, k, roundStarts, onPick) {
   root.replaceChildren();
   const W = 320, H = 170, L = 34, R = 6, T = 8, B = 18;
@@ -275,7 +298,7 @@ function renderChart(root, series, names, k, roundStarts, onPick) {
     const t = svg("text", {x: x(start) + 2, y: H - 5, "font-size": 9, fill: "#76706a"});
     t.textContent = `R${rd}`; el.append(t);
   }
-  const colors = ["#c0392b", "#2471a3", "#229954", "#b9770e", "#7d3c98"];
+  const colors = SEAT_COLORS;
   series.forEach((s, p) => {
     const pts = s.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(" ");
     el.append(svg("polyline", {points: pts, fill: "none", stroke: colors[p], "stroke-width": 1.6}));
@@ -294,6 +317,65 @@ function renderChart(root, series, names, k, roundStarts, onPick) {
   root.append(el, h("div", {class: "legend"}, names.map((nm, p) => h("span", null,
     (() => { const sw = h("span", {class: `sw c${p}`}); return sw; })(),
     `${nm} ${len ? money(series[p][Math.min(k, len - 1)]) : ""}`))));
+}
+
+// the policy's estimate over the decisions: a win chance (0-100%) or an expected rank
+
+function renderValueChart(root, data, seats, total, k, roundStarts, onPick) {
+  root.replaceChildren();
+  const entries = Object.entries((data && data.seats) || {});
+  if (!entries.length) {
+    root.append(h("span", {class: "muted", text: "no ppo:PATH seat in this view"}));
+    return;
+  }
+  const measure = (entries.find(([, v]) => v.measure) || [null, {}])[1].measure;
+  const n = seats.length;
+  const W = 320, H = 130, L = 34, R = 6, T = 8, B = 18;
+  const [lo, hi] = measure === "expected_rank" ? [n, 1] : [0, 1];  // better is up
+  const x = (i) => L + (total > 0 ? (i / total) * (W - L - R) : 0);
+  const y = (v) => T + (1 - (v - lo) / (hi - lo)) * (H - T - B);
+  const el = svg("svg", {viewBox: `0 0 ${W} ${H}`, role: "img", "data-measure": measure || "",
+    "aria-label": "the policy's estimate over the decisions"});
+  const ticks = measure === "expected_rank" ? [...Array(n).keys()].map((i) => i + 1) : [0, 0.25, 0.5, 0.75, 1];
+  for (const v of ticks) {
+    el.append(svg("line", {x1: L, x2: W - R, y1: y(v), y2: y(v), stroke: "#e6dfd0", "stroke-width": 1}));
+    const t = svg("text", {x: L - 3, y: y(v) + 3, "text-anchor": "end", "font-size": 9, fill: "#76706a"});
+    t.textContent = measure === "expected_rank" ? `#${v}` : `${Math.round(v * 100)}%`; el.append(t);
+  }
+  if (measure === "win_chance") {  // the even chance
+    el.append(svg("line", {x1: L, x2: W - R, y1: y(1 / n), y2: y(1 / n), stroke: "#999", "stroke-width": 1, "stroke-dasharray": "2 2"}));
+  }
+  for (const [rd, start] of Object.entries(roundStarts || {})) {
+    el.append(svg("line", {x1: x(start), x2: x(start), y1: T, y2: H - B, stroke: "#efe8da", "stroke-width": 1}));
+    const t = svg("text", {x: x(start) + 2, y: H - 5, "font-size": 9, fill: "#76706a"});
+    t.textContent = `R${rd}`; el.append(t);
+  }
+  const legend = [];
+  for (const [seat, v] of entries) {
+    const color = SEAT_COLORS[Number(seat)];
+    if (v.points.length) {
+      el.append(svg("polyline", {points: v.points.map(([i, p]) => `${x(i).toFixed(1)},${y(p).toFixed(1)}`).join(" "),
+        fill: "none", stroke: color, "stroke-width": 1.6, "data-seat": seat}));
+    }
+    const last = v.points.filter(([i]) => i <= k).pop();
+    const shown = last ? formatEstimate(measure, last[1]) : "-";
+    legend.push(h("span", {title: v.note || ""}, h("span", {class: `sw c${seat}`}),
+      `${seatName(seats, Number(seat))} ${v.note ? "(no value)" : shown}`));
+    if (last) el.append(svg("circle", {cx: x(last[0]), cy: y(last[1]), r: 2.5, fill: color}));
+  }
+  el.append(svg("line", {x1: x(k), x2: x(k), y1: T, y2: H - B, stroke: "#22201c", "stroke-width": 1, "stroke-dasharray": "3 2"}));
+  if (onPick && total > 0) {
+    el.addEventListener("click", (ev) => {
+      const box = el.getBoundingClientRect();
+      const fx = ((ev.clientX - box.left) / box.width) * W;
+      onPick(Math.max(0, Math.min(total, Math.round(((fx - L) / (W - L - R)) * total))));
+    });
+  }
+  root.append(el, h("div", {class: "legend", "data-testid": "value-legend"}, legend));
+}
+
+function formatEstimate(measure, v) {
+  return measure === "expected_rank" ? `rank ${v.toFixed(2)}` : `${(v * 100).toFixed(0)}%`;
 }
 
 function niceStep(raw) {
@@ -392,9 +474,46 @@ async function loadGame(k) {
   $("continue-play").hidden = !(g.kind === "play" && !g.finished);
   $("slider").max = String(g.total);
   const list = $("dec-list");
-  list.replaceChildren(...g.decisions.map((d) => h("li", {"data-k": d.k, onclick: () => go(d.k)},
+  list.replaceChildren(...g.decisions.map((d) => h("li", {"data-k": d.k, value: d.k + 1, onclick: () => go(d.k)},
     h("span", {class: "r", text: `R${d.round}`}), seatMark(d.seat), " ", d.name)));
+  S.values = null;
+  loadValues().catch(fail);
   await step(Math.min(Math.max(0, k || 0), g.total));
+}
+
+async function loadValues() {
+  const seq = ++S.valueSeq;
+  const g = S.game;
+  $("value-chart").replaceChildren(h("span", {class: "muted", text: "computing…"}));
+  const v = await api(`/api/logs/${S.log}/games/${S.gameId}/values?seat=${viewParam()}`);
+  if (seq !== S.valueSeq || g !== S.game) return;
+  S.values = v;
+  drawValues();
+}
+
+function drawValues() {
+  const g = S.game;
+  if (!g || !S.values) return;
+  renderValueChart($("value-chart"), S.values, g.seats, g.total, S.k, g.round_starts, go);
+}
+
+// One numbering of decisions: the list, the position and the address all count from 1
+// (decision 1 is the first; the API's index k is the number - 1). The address's fragment is
+// #log=L&game=G&seat=S&d=N, with d=end after the last decision.
+function decisionNumber(k, total) {
+  return k < total ? String(k + 1) : "end";
+}
+
+function fragmentFor(k) {
+  return `#log=${S.log}&game=${S.gameId}&seat=${viewParam()}&d=${decisionNumber(k, S.game.total)}`;
+}
+
+function hashIndex(hash, total) {
+  // the index k the fragment names: d=N (from 1) or d=end; k=K (an index, older links)
+  if (hash.d === "end") return total;
+  if (/^\d{1,9}$/.test(hash.d || "")) return Math.max(0, Number(hash.d) - 1);
+  if (/^\d{1,9}$/.test(hash.k || "")) return Number(hash.k);
+  return null;
 }
 
 async function go(k) {
@@ -410,6 +529,7 @@ async function step(k) {
   const g = S.game;
   $("slider").value = String(k);
   $("pos").textContent = k < g.total ? `decision ${k + 1} of ${g.total}` : `end (after ${g.total} decisions)`;
+  $("pos").dataset.k = String(k);
   const d = g.decisions[k];
   $("decision-line").replaceChildren(d
     ? h("span", null, "next: ", seatMark(d.seat, seatName(g.seats, d.seat)), " ", h("b", {"data-testid": "decision-name", text: d.name}), h("span", {class: "muted", text: ` (${d.phase}, round ${d.round})`}))
@@ -418,7 +538,8 @@ async function step(k) {
   const li = $("dec-list").querySelector(`li[data-k="${k}"]`);
   if (li) { li.classList.add("cur"); li.scrollIntoView({block: "nearest"}); }
   renderChart($("chart"), g.money, g.seats.map((s) => `P${s.seat}`), k, g.round_starts, go);
-  history.replaceState(null, "", `#log=${S.log}&game=${S.gameId}&k=${k}&seat=${viewParam()}`);
+  drawValues();
+  if (location.hash !== fragmentFor(k)) history.replaceState(null, "", fragmentFor(k));
   const seq = ++S.frameSeq;
   const where = `${S.log}:${S.gameId}`;
   const fr = await api(`/api/logs/${S.log}/games/${S.gameId}/frames/${k}?seat=${viewParam()}`);
@@ -449,10 +570,7 @@ async function loadPolicy(k) {
     return;
   }
   if (seq !== S.policySeq) return;
-  const val = a.value === null
-    ? h("div", {class: "pol-val muted", "data-testid": "policy-value", text: "value estimate: not available"}, h("br"), h("small", {text: a.value_note}))
-    : h("div", {class: "pol-val", "data-testid": "policy-value"}, "value estimate ", h("b", {text: (a.value >= 0 ? "+" : "") + a.value.toFixed(3)}),
-      h("small", {class: "muted", text: ` (reward ${a.reward || "?"}${a.shaping ? ", shaping " + a.shaping : ""})`}));
+  const val = policyValue(a, g.num_players);
   const rows = a.top.slice();
   if (!rows.some((r) => r.chosen)) rows.push(a.chosen);
   box.replaceChildren(
@@ -465,6 +583,26 @@ async function loadPolicy(k) {
         h("div", {class: "pol-bar"}, fill, h("span", {class: "txt", text: `${r.rank}. ${r.name}${r.chosen ? "  ◀ played" : ""}`})),
         h("span", {class: "pct", text: `${(r.prob * 100).toFixed(1)}%`}));
     }));
+}
+
+function policyValue(a, n) {
+  // the critic's value read as a win chance (zero_sum policies) or an expected rank (rank)
+  if (a.value === null) {
+    return h("div", {class: "pol-val muted", "data-testid": "policy-value", text: "value estimate: not available"},
+      h("br"), h("small", {text: a.value_note}));
+  }
+  const raw = `critic value ${(a.value >= 0 ? "+" : "") + a.value.toFixed(3)} (reward ${a.reward || "?"}` +
+    `${a.shaping ? ", shaping " + a.shaping : ""})`;
+  const e = a.estimate;
+  if (!e) return h("div", {class: "pol-val", "data-testid": "policy-value", text: raw});
+  const head = e.win_chance !== null
+    ? ["win chance ", h("b", {"data-testid": "win-chance", text: `${(e.win_chance * 100).toFixed(0)}%`}),
+      h("small", {class: "muted", text: ` (even chance ${(100 / n).toFixed(0)}%)`})]
+    : ["expected rank ", h("b", {"data-testid": "expected-rank", text: e.expected_rank.toFixed(2)}),
+      h("small", {class: "muted", text: ` of ${n}`})];
+  return h("div", {class: "pol-val", "data-testid": "policy-value",
+    title: "the critic's estimate of this seat's result, the shaping it was trained with added back"},
+  ...head, h("br"), h("small", {class: "muted", text: raw}));
 }
 
 function roundStartsList() {
@@ -484,7 +622,11 @@ function prevRound() {
 // ------------------------------------------------------------------------------------------
 // live play
 
-const BOT_DEFAULTS = ["greedy", "planner", "combiner", "speculator"];
+// the opponents before anyone changes them: the strongest players (the server's list)
+function defaultOpponents() {
+  const d = (S.meta && S.meta.default_opponents) || [];
+  return d.length ? d : ["sprinter", "racer"];
+}
 
 function setupSeats() {
   const n = Number($("setup-n").value);
@@ -494,7 +636,8 @@ function setupSeats() {
   box.replaceChildren();
   for (let i = 0; i < n; i++) {
     const dl = `specs-${i}`;
-    const value = old[i] !== undefined ? old[i] : (i === 0 ? "human" : BOT_DEFAULTS[(i - 1) % BOT_DEFAULTS.length]);
+    const opp = defaultOpponents();
+    const value = old[i] !== undefined ? old[i] : (i === 0 ? "human" : opp[(i - 1) % opp.length]);
     box.append(h("div", {class: "seat-row"}, h("label", {for: `seat-${i}`, text: `Seat ${i}`}),
       h("input", {id: `seat-${i}`, list: dl, value, "data-testid": "seat-spec", "data-seat": i, autocomplete: "off"}),
       h("datalist", {id: dl}, opts.map((o) => h("option", {value: o})))));
@@ -531,7 +674,7 @@ function showLive(snap) {
   $("live-table").dataset.k = String(snap.decision);
   renderChart($("live-chart"), snap.money, snap.seats.map((s) => `P${s.seat}`), snap.decision, null, null);
   const decs = $("live-decs");
-  decs.replaceChildren(...snap.decisions.map((d) => h("li", {"data-k": d.k}, h("span", {class: "r", text: `R${d.round}`}), seatMark(d.seat), " ", d.name)));
+  decs.replaceChildren(...snap.decisions.map((d) => h("li", {"data-k": d.k, value: d.k + 1}, h("span", {class: "r", text: `R${d.round}`}), seatMark(d.seat), " ", d.name)));
   if (decs.lastChild) decs.lastChild.scrollIntoView({block: "nearest"});
   const end = $("live-end");
   end.hidden = !snap.over && !snap.problems.length;
@@ -664,6 +807,11 @@ async function main() {
   $("omniscient").addEventListener("change", () => { S.omni = $("omniscient").checked; loadGame(S.k).catch(fail); });
   $("continue-play").addEventListener("click", continuePlay);
   document.addEventListener("keydown", onKey);
+  document.addEventListener("click", onCardClick);
+  document.addEventListener("keydown", (ev) => {
+    if (ev.key === "Escape") $("card-info").hidden = true;
+    else if (ev.key === "Enter" && ev.target && ev.target.dataset && ev.target.dataset.cardId) onCardClick(ev);
+  });
   $("setup-n").addEventListener("change", setupSeats);
   $("setup").addEventListener("submit", startLive);
   $("save-form").addEventListener("submit", saveLive);
@@ -673,20 +821,39 @@ async function main() {
 
   fillLogSelect();
   const hash = parseHash();
-  const logId = hash.log && S.logs.some((l) => l.id === hash.log) ? hash.log : (S.meta.first_log || (S.logs[0] && S.logs[0].id));
   if (hash.tab === "play") showTab("play");
-  if (!logId) { status("no log open: open one with the box on the left, or play a game"); return; }
   try {
-    await openLog(logId);
-    if (hash.game !== undefined && S.games.some((g) => String(g.game) === hash.game)) {
-      if (hash.seat === "all") S.omni = true;
-      else if (/^\d+$/.test(hash.seat || "")) S.seat = Number(hash.seat);
-      S.gameId = Number(hash.game);
-      await loadGame(Number(hash.k || 0));
-    } else {
-      await openFirstGame();
-    }
+    if (!(await followHash())) status("no log open: open one with the box on the left, or play a game");
   } catch (e) { fail(e); }
+  window.addEventListener("hashchange", () => followHash().catch(fail));
+}
+
+async function followHash() {
+  // Move to what the address's fragment names (#log=L&game=G&seat=S&d=N): on load, and when
+  // it is edited in the address bar. False when there is no log to show.
+  const hash = parseHash();
+  const logId = hash.log && S.logs.some((l) => l.id === hash.log) ? hash.log
+    : (S.log || S.meta.first_log || (S.logs[0] && S.logs[0].id));
+  if (!logId) return false;
+  if (logId !== S.log) await openLog(logId);
+  const row = hash.game !== undefined ? S.games.find((g) => String(g.game) === hash.game && !g.error) : null;
+  if (!row) {
+    if (S.gameId === null) await openFirstGame();
+    return true;
+  }
+  const omni = hash.seat === "all" ? true : (/^\d$/.test(hash.seat || "") ? false : S.omni);
+  const seat = /^\d$/.test(hash.seat || "") && Number(hash.seat) < row.seating.length ? Number(hash.seat) : S.seat;
+  const k = hashIndex(hash, row.decisions);
+  if (row.game !== S.gameId || omni !== S.omni || (!omni && seat !== S.seat) || !S.game) {
+    S.gameId = row.game;
+    S.omni = omni;
+    S.seat = seat;
+    await loadGame(k === null ? 0 : k);
+    for (const tr of $("game-list").querySelectorAll("tr.game")) tr.classList.toggle("sel", Number(tr.dataset.game) === row.game);
+  } else if (k !== null && k !== S.k) {
+    await step(k);
+  }
+  return true;
 }
 
 document.addEventListener("DOMContentLoaded", main);
