@@ -18,10 +18,11 @@ from agents.cli import app  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.policy import load_policy  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from agents.winchance import win_chance  # noqa: E402
 from training import cli as _training_cli  # noqa: E402,F401  (registers the commands)
 from training.expert import ExpertConfig, ExpertConfigError, ExpertError, expert  # noqa: E402
 from training.expert.learn import fit, target_stats  # noqa: E402
-from training.expert.selfplay import pack, play, win_chance  # noqa: E402
+from training.expert.selfplay import pack, play  # noqa: E402
 
 REF = "agents/policies/reference.npz"
 

@@ -4,7 +4,7 @@ target and the game's final result as its value target.
 Loss per sample: the cross-entropy of the masked policy (its prior bot's bonus included, the
 residual rule) against the normalised visit counts, plus `vf_coef` times the squared error of
 the critic against the seat's final `zero_sum` reward (an affine map of winning,
-`training.expert.selfplay.win_chance`). Adam, minibatches, gradient norm clipped at 0.5.
+`agents.winchance.win_chance`). Adam, minibatches, gradient norm clipped at 0.5.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ Iteration k (1, 2, ...):
 3. The network is saved as `checkpoints/iter_k` (`.npz` policy with its critic, `.pt` learner
    state, `.json` sidecar: the same checkpoint format as the all-seat trainer's, so `ppo:` and
    `mcts:policy=` play it). Its sidecar's training config says `reward = "zero_sum"` and
-   `shaping = 0`: the critic now predicts the final result, which `win_chance` turns into a
-   chance of winning.
+   `shaping = 0`: the critic now predicts the final result, which
+   `agents.winchance.win_chance` turns into a chance of winning.
 4. Every `eval_every` iterations, and at the start and the end, the network alone (arg-max, no
    search) plays the panel `eval_bots` at `eval_num_players` on validation deals
    (`training.train.evaluate`); the best score so far is copied to `best.*`.

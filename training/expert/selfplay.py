@@ -7,7 +7,7 @@ At each decision with more than one legal action the seat to act runs the search
 the search's visit distribution over them (the policy target), the prior bot's choice when the
 network plays over one (the residual rule, `agents.residual`) and, once the game is over, the
 seat's final result (the value target): `zero_sum` reward, +1 for the winner and -1/(n-1) for
-the others, an affine map of winning (`win_chance`).
+the others, an affine map of winning (`agents.winchance.win_chance`).
 
 Exploration: for a seat's first `explore` decisions of a game the move is drawn with
 probability proportional to the visits (temperature 1); later the most visited move is played,
@@ -26,12 +26,6 @@ import numpy as np
 from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
 from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view
 from lastwill_env.engine.game import GAME_OVER
-
-
-def win_chance(value: float, n: int) -> float:
-    """A `zero_sum` reward estimate as a chance of winning at `n` players (the reward is
-    ``win * n/(n-1) - 1/(n-1)``)."""
-    return ((n - 1) * value + 1.0) / n
 
 
 @dataclass
