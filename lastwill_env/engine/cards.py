@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -404,18 +405,35 @@ def _strictly_increasing(xs) -> bool:
 
 
 def _parse_card(index: int, raw: Any) -> CardSpec:
+    """One entry of the card data, checked: its name, category and deck, the fields allowed
+    for them and each field's value, then the rules of its kind."""
     if not isinstance(raw, dict):
         raise CardDataError(f"card #{index}: expected an object, got {raw!r}")
-    who = f"card #{index}"
     name = raw.get("name")
-    if isinstance(name, str) and name:
-        who = f"card '{name}'"
-    ctx = _Ctx(who)
+    ctx = _Ctx(f"card '{name}'" if isinstance(name, str) and name else f"card #{index}")
     if not isinstance(name, str) or not name:
         if "name" not in raw:
             raise ctx.missing("name", "a non-empty string")
         raise ctx.fail("name", "a non-empty string", name)
+    category, deck = _card_kind(ctx, raw)
+    _check_field_names(ctx, raw, category, deck)
+    kw: dict[str, Any] = {}
+    for fld, v in raw.items():
+        if fld in _ALWAYS:
+            if fld == "note":
+                _string(ctx, fld, v)
+            continue
+        kw[fld] = _FIELDS[fld][0](ctx, fld, v)
+    if deck == "special" and not 1 <= kw["crowns"] <= 3:
+        raise ctx.fail("crowns", "an integer 1..3 for a special card", kw["crowns"])
+    check = _KIND_CHECKS.get(category)
+    if check is not None:
+        check(ctx, raw, kw, deck)
+    return CardSpec(id=index, name=name, category=category, deck=deck, **kw)
 
+
+def _card_kind(ctx: _Ctx, raw: dict) -> tuple[str, str]:
+    """The card's category and deck, and that the deck holds cards of that category."""
     for fld in ("category", "deck"):
         if fld not in raw:
             raise ctx.missing(fld, _FIELDS[fld][1])
@@ -425,7 +443,12 @@ def _parse_card(index: int, raw: Any) -> CardSpec:
         raise ctx.fail(
             "deck", f"one of {list(_DECKS_FOR[category])} for category '{category}'", deck
         )
+    return category, deck
 
+
+def _check_field_names(ctx: _Ctx, raw: dict, category: str, deck: str) -> None:
+    """Every field is known and allowed for the category and deck; the required ones are
+    there (crowns exactly for deck "special")."""
     required, optional = _SCHEMA[category]
     if deck == "special":
         required = required + ("crowns",)
@@ -433,128 +456,136 @@ def _parse_card(index: int, raw: Any) -> CardSpec:
     for fld in raw:
         if fld not in _FIELDS:
             raise CardDataError(
-                f"{who} field '{fld}': unknown field name (expected one of {sorted(allowed)})"
+                f"{ctx.who} field '{fld}': unknown field name (expected one of {sorted(allowed)})"
             )
         if fld not in allowed:
             raise CardDataError(
-                f"{who} field '{fld}': not allowed for a card of category "
+                f"{ctx.who} field '{fld}': not allowed for a card of category "
                 f"'{category}' in deck '{deck}' (allowed: {sorted(allowed)})"
             )
     for fld in required:
         if fld not in raw:
             raise ctx.missing(fld, _FIELDS[fld][1])
 
-    kw: dict[str, Any] = {}
-    for fld, v in raw.items():
-        if fld in ("name", "category", "deck", "note"):
-            if fld == "note":
-                _string(ctx, fld, v)
-            continue
-        kw[fld] = _FIELDS[fld][0](ctx, fld, v)
 
-    # --- semantic checks -------------------------------------------------
-    if deck == "special" and not 1 <= kw["crowns"] <= 3:
-        raise ctx.fail("crowns", "an integer 1..3 for a special card", kw["crowns"])
-
-    fam = kw.get("family", "")
-    if category == "event":
-        allowed_f = EVENT_FAMILIES if deck == "events" else ("",) + EVENT_FAMILIES
-        if fam not in allowed_f:
-            raise ctx.fail("family", f"one of {list(allowed_f)} for an event in deck '{deck}'", fam)
-    elif category == "expense" and fam not in EXPENSE_FAMILIES:
-        raise ctx.fail("family", f"one of {list(EXPENSE_FAMILIES)} for an expense", fam)
-
-    if category in ("event", "expense", "helper", "property") and kw["play_actions"] < 1:
+def _check_play_actions(ctx: _Ctx, kw: dict) -> None:
+    if kw["play_actions"] < 1:
         raise ctx.fail("play_actions", "an integer >= 1", kw["play_actions"])
 
+
+def _check_event(ctx: _Ctx, raw: dict, kw: dict, deck: str) -> None:
+    """An event: its family (none allowed only on special cards), actions and ball table."""
+    fam = kw.get("family", "")
+    allowed_f = EVENT_FAMILIES if deck == "events" else ("",) + EVENT_FAMILIES
+    if fam not in allowed_f:
+        raise ctx.fail("family", f"one of {list(allowed_f)} for an event in deck '{deck}'", fam)
+    _check_play_actions(ctx, kw)
     ball = kw.get("ball", ())
-    if ball:
-        if not (
-            _strictly_increasing([a for a, _ in ball])
-            and _strictly_increasing([m for _, m in ball])
-        ):
-            raise ctx.fail("ball", "rows with strictly increasing actions and money", raw["ball"])
-        if ball[0][0] < 1 or ball[0][0] != kw["play_actions"]:
-            raise ctx.fail(
-                "play_actions",
-                f"the first ball row's actions ({ball[0][0]}, >= 1)",
-                kw["play_actions"],
-            )
-        if kw["spend"] != 0:
-            raise ctx.fail("spend", "0 for a card with a ball table", kw["spend"])
-        if kw.get("addons"):
-            raise ctx.fail("addons", "no add-ons on a card with a ball table", raw["addons"])
+    if not ball:
+        return
+    if not (
+        _strictly_increasing([a for a, _ in ball]) and _strictly_increasing([m for _, m in ball])
+    ):
+        raise ctx.fail("ball", "rows with strictly increasing actions and money", raw["ball"])
+    if ball[0][0] < 1 or ball[0][0] != kw["play_actions"]:
+        raise ctx.fail(
+            "play_actions",
+            f"the first ball row's actions ({ball[0][0]}, >= 1)",
+            kw["play_actions"],
+        )
+    if kw["spend"] != 0:
+        raise ctx.fail("spend", "0 for a card with a ball table", kw["spend"])
+    if kw.get("addons"):
+        raise ctx.fail("addons", "no add-ons on a card with a ball table", raw["addons"])
 
-    if category == "expense":
-        if kw["use_actions"] < 0:
-            raise ctx.fail(
-                "use_actions", "a non-negative integer for an expense", kw["use_actions"]
-            )
-        if (fam == "training") != ("training" in kw):
-            raise ctx.fail(
-                "training", "present exactly when family is 'training'", raw.get("training")
-            )
-        if fam == "training" and sum(kw["training"]) == 0:
-            raise ctx.fail("training", "at least one positive rate", raw["training"])
 
-    if category == "helper":
-        spend = kw.get("spend", 0)
-        use = kw.get("use_actions", -1)
-        if spend > 0 and use < 0:
-            raise ctx.fail(
-                "use_actions", "a non-negative integer for a helper with an enjoy spend", use
-            )
-        if spend == 0 and use != -1:
-            raise ctx.fail(
-                "use_actions", "-1 (or omitted) for a helper without an enjoy spend", use
-            )
-        for tags, amount in (
-            ("bonus_tags", "bonus_amount"),
-            ("buy_surcharge_types", "buy_surcharge"),
-            ("sale_reduction_types", "sale_reduction"),
-            ("free_kind", "free_per_round"),
-            ("extra_draw", "extra_draw_count"),
-        ):
-            if bool(kw.get(tags)) != (kw.get(amount, 0) > 0):
-                raise ctx.fail(
-                    amount,
-                    f"a positive integer exactly when '{tags}' is non-empty",
-                    kw.get(amount, 0),
-                )
+def _check_expense(ctx: _Ctx, raw: dict, kw: dict, deck: str) -> None:
+    """An expense: its family, actions, use, training rates and companion slots."""
+    fam = kw.get("family", "")
+    if fam not in EXPENSE_FAMILIES:
+        raise ctx.fail("family", f"one of {list(EXPENSE_FAMILIES)} for an expense", fam)
+    _check_play_actions(ctx, kw)
+    if kw["use_actions"] < 0:
+        raise ctx.fail("use_actions", "a non-negative integer for an expense", kw["use_actions"])
+    if (fam == "training") != ("training" in kw):
+        raise ctx.fail("training", "present exactly when family is 'training'", raw.get("training"))
+    if fam == "training" and sum(kw["training"]) == 0:
+        raise ctx.fail("training", "at least one positive rate", raw["training"])
+    _check_slots(ctx, raw, kw, "expense")
 
-    if category == "property":
-        values = kw["values"]
-        if any(a < b for a, b in zip(values, values[1:], strict=False)):
-            raise ctx.fail("values", "a non-increasing value track", raw["values"])
-        if kw["prop_type"] == 0 and len(values) != 1:
-            raise ctx.fail("values", "exactly one value for a farm", raw["values"])
-        if kw["use_actions"] < 0:
+
+def _check_helper(ctx: _Ctx, raw: dict, kw: dict, deck: str) -> None:
+    """A helper: its actions, its enjoy spend and use, and each privilege with its amount."""
+    _check_play_actions(ctx, kw)
+    spend = kw.get("spend", 0)
+    use = kw.get("use_actions", -1)
+    if spend > 0 and use < 0:
+        raise ctx.fail(
+            "use_actions", "a non-negative integer for a helper with an enjoy spend", use
+        )
+    if spend == 0 and use != -1:
+        raise ctx.fail("use_actions", "-1 (or omitted) for a helper without an enjoy spend", use)
+    for tags, amount in (
+        ("bonus_tags", "bonus_amount"),
+        ("buy_surcharge_types", "buy_surcharge"),
+        ("sale_reduction_types", "sale_reduction"),
+        ("free_kind", "free_per_round"),
+        ("extra_draw", "extra_draw_count"),
+    ):
+        if bool(kw.get(tags)) != (kw.get(amount, 0) > 0):
             raise ctx.fail(
-                "use_actions", "a non-negative integer for a property", kw["use_actions"]
+                amount,
+                f"a positive integer exactly when '{tags}' is non-empty",
+                kw.get(amount, 0),
             )
 
+
+def _check_property(ctx: _Ctx, raw: dict, kw: dict, deck: str) -> None:
+    """A property: its actions, value track, use and companion slots."""
+    _check_play_actions(ctx, kw)
+    values = kw["values"]
+    if any(a < b for a, b in zip(values, values[1:], strict=False)):
+        raise ctx.fail("values", "a non-increasing value track", raw["values"])
+    if kw["prop_type"] == 0 and len(values) != 1:
+        raise ctx.fail("values", "exactly one value for a farm", raw["values"])
+    if kw["use_actions"] < 0:
+        raise ctx.fail("use_actions", "a non-negative integer for a property", kw["use_actions"])
+    _check_slots(ctx, raw, kw, "property")
+
+
+def _check_slots(ctx: _Ctx, raw: dict, kw: dict, category: str) -> None:
+    """Companion slots: totals above the card's base; a property's companions fit its type."""
     slots = kw.get("slots", ())
-    if slots:
-        base = kw["upkeep"] if category == "property" else kw["spend"]
-        totals = [base] + [t for _, t in slots]
-        if not _strictly_increasing(totals):
+    if not slots:
+        return
+    base = kw["upkeep"] if category == "property" else kw["spend"]
+    totals = [base] + [t for _, t in slots]
+    if not _strictly_increasing(totals):
+        raise ctx.fail("slots", f"totals strictly increasing above the base £{base}", raw["slots"])
+    if category == "property":
+        ok = (0, 1) if kw["prop_type"] == 0 else (2, 3)
+        if any(c not in ok for c, _ in slots):
             raise ctx.fail(
-                "slots", f"totals strictly increasing above the base £{base}", raw["slots"]
+                "slots",
+                f"companions from {[COMPANIONS[i] for i in ok]} "
+                f"for a {PROPERTY_TYPES[kw['prop_type']]}",
+                raw["slots"],
             )
-        if category == "property":
-            ok = (0, 1) if kw["prop_type"] == 0 else (2, 3)
-            if any(c not in ok for c, _ in slots):
-                raise ctx.fail(
-                    "slots",
-                    f"companions from {[COMPANIONS[i] for i in ok]} "
-                    f"for a {PROPERTY_TYPES[kw['prop_type']]}",
-                    raw["slots"],
-                )
 
-    if category == "will" and kw["money"] <= 0:
+
+def _check_will(ctx: _Ctx, raw: dict, kw: dict, deck: str) -> None:
+    if kw["money"] <= 0:
         raise ctx.fail("money", "a positive integer", kw["money"])
 
-    return CardSpec(id=index, name=name, category=category, deck=deck, **kw)
+
+# category -> the rules of that kind of card, checked after every field's own check
+_KIND_CHECKS: dict[str, Callable[[_Ctx, dict, dict, str], None]] = {
+    "event": _check_event,
+    "expense": _check_expense,
+    "helper": _check_helper,
+    "property": _check_property,
+    "will": _check_will,
+}
 
 
 # ---------------------------------------------------------------------------
