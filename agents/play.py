@@ -533,55 +533,9 @@ def run(
         say(hand_text(view))
         say(f"Your choices ({len(legal)}):")
         say(choices_text(legal, view))
-        while True:
-            out.write(f"choose 1-{len(legal)} (or card NAME, save PATH, show, help, quit): ")
-            out.flush()
-            line = inp.readline()
-            if not line:
-                say("")
-                say("input ended; the game is not finished (save it next time with save PATH)")
-                return PlayOutcome(False, True, None, game_record(game))
-            kind, arg = parse_choice(line, len(legal))
-            if kind == "error":
-                say(f"  {arg}")
-                continue
-            if kind == "help":
-                say(COMMANDS_HELP)
-                continue
-            if kind == "show":
-                say(render_view(view, human, names))
-                say(hand_text(view))
-                say(choices_text(legal, view))
-                continue
-            if kind == "card":
-                try:
-                    say(f"  {card_text(arg)}")
-                except CardNotFound as e:
-                    say(f"  {e}")
-                continue
-            if kind in ("save", "save_force"):
-                replace = kind == "save_force"
-                try:
-                    check_destination(
-                        arg,
-                        "saved game",
-                        exists_ok=replace,
-                        hint="type save --force PATH to replace it, or choose another name",
-                    )
-                    p = save_game(game, arg, overwrite=replace)
-                except FileExistsError:
-                    say(f"  {arg} already exists; not saved (save --force PATH replaces it)")
-                    continue
-                except (DestinationError, OSError) as e:
-                    say(f"  not saved: {e}")
-                    continue
-                say(f"  saved to {p} (resume with: lastwill play --load {p})")
-                continue
-            if kind == "quit":
-                say("quit: the game is not finished (use save PATH first to keep it)")
-                return PlayOutcome(False, True, None, game_record(game))
-            action = legal[arg]
-            break
+        action = _ask(game, legal, view, inp, out, say)
+        if action is None:
+            return PlayOutcome(False, True, None, game_record(game))
         human_step(game, action, observers)
         say(f"  you ({names[human]}): {describe_action(action)}")
 
@@ -591,16 +545,76 @@ def run(
     say("")
     say(render_results(state, names))
     record = game_record(game)
-    path = None
-    if out_path is not None:
-        path, why = save_final(game, out_path, overwrite=overwrite)
-        if why is not None and path is not None:
-            say(f"could not write the game record to {out_path} ({why}); it was written to {path}")
-        elif why is not None:
-            say(f"could not write the game record to {out_path} ({why}) nor to a fallback file;")
-            say("here it is, to keep:")
-            say(json.dumps(record))
-        if path is not None:
-            say(f"game record: {path} (watch it with: lastwill replay {path} --seat {human})")
+    path = None if out_path is None else _write_final(game, record, out_path, overwrite, say)
     out.flush()
     return PlayOutcome(True, False, path, record)
+
+
+def _ask(game: PlayGame, legal: list[int], view, inp: TextIO, out: TextIO, say) -> int | None:
+    """Prompt until the human picks one of ``legal`` (the action) or quits or input ends
+    (None); the other commands (help, show, card NAME, save PATH) are answered meanwhile."""
+    human, names = game.human_seat, game.names
+    while True:
+        out.write(f"choose 1-{len(legal)} (or card NAME, save PATH, show, help, quit): ")
+        out.flush()
+        line = inp.readline()
+        if not line:
+            say("")
+            say("input ended; the game is not finished (save it next time with save PATH)")
+            return None
+        kind, arg = parse_choice(line, len(legal))
+        if kind == "error":
+            say(f"  {arg}")
+        elif kind == "help":
+            say(COMMANDS_HELP)
+        elif kind == "show":
+            say(render_view(view, human, names))
+            say(hand_text(view))
+            say(choices_text(legal, view))
+        elif kind == "card":
+            try:
+                say(f"  {card_text(arg)}")
+            except CardNotFound as e:
+                say(f"  {e}")
+        elif kind in ("save", "save_force"):
+            _save_command(game, arg, kind == "save_force", say)
+        elif kind == "quit":
+            say("quit: the game is not finished (use save PATH first to keep it)")
+            return None
+        else:
+            return legal[arg]
+
+
+def _save_command(game: PlayGame, arg: str, replace: bool, say) -> None:
+    """``save PATH`` (``save --force PATH``: ``replace``) at the prompt; says what happened."""
+    try:
+        check_destination(
+            arg,
+            "saved game",
+            exists_ok=replace,
+            hint="type save --force PATH to replace it, or choose another name",
+        )
+        p = save_game(game, arg, overwrite=replace)
+    except FileExistsError:
+        say(f"  {arg} already exists; not saved (save --force PATH replaces it)")
+        return
+    except (DestinationError, OSError) as e:
+        say(f"  not saved: {e}")
+        return
+    say(f"  saved to {p} (resume with: lastwill play --load {p})")
+
+
+def _write_final(game: PlayGame, record, out_path, overwrite: bool, say) -> Path | None:
+    """Write the finished game's record to ``out_path`` (or a fallback file, or print it when
+    both fail); the path written, if any."""
+    human = game.human_seat
+    path, why = save_final(game, out_path, overwrite=overwrite)
+    if why is not None and path is not None:
+        say(f"could not write the game record to {out_path} ({why}); it was written to {path}")
+    elif why is not None:
+        say(f"could not write the game record to {out_path} ({why}) nor to a fallback file;")
+        say("here it is, to keep:")
+        say(json.dumps(record))
+    if path is not None:
+        say(f"game record: {path} (watch it with: lastwill replay {path} --seat {human})")
+    return path
