@@ -757,6 +757,7 @@ function showTab(name) {
   for (const t of document.querySelectorAll("nav .tab")) t.classList.toggle("active", t.dataset.tab === name);
   $("replay-pane").hidden = name !== "replay";
   $("play-pane").hidden = name !== "play";
+  $("card-info").hidden = true;
 }
 
 function onKey(ev) {
@@ -820,8 +821,6 @@ async function main() {
   fillOpenFiles().catch(fail);
 
   fillLogSelect();
-  const hash = parseHash();
-  if (hash.tab === "play") showTab("play");
   try {
     if (!(await followHash())) status("no log open: open one with the box on the left, or play a game");
   } catch (e) { fail(e); }
@@ -832,6 +831,8 @@ async function followHash() {
   // Move to what the address's fragment names (#log=L&game=G&seat=S&d=N): on load, and when
   // it is edited in the address bar. False when there is no log to show.
   const hash = parseHash();
+  if (hash.tab === "play") showTab("play");
+  else if (hash.tab === "replay" || hash.game !== undefined) showTab("replay");
   const logId = hash.log && S.logs.some((l) => l.id === hash.log) ? hash.log
     : (S.log || S.meta.first_log || (S.logs[0] && S.logs[0].id));
   if (!logId) return false;
