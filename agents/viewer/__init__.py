@@ -3,7 +3,8 @@
 - :mod:`agents.viewer.core`: the data behind the pages, as JSON-ready dicts (no web library):
   the games of a log, a game's decisions and money, the table picture at a decision (one seat's
   :func:`~lastwill_env.engine.player_view`, docs/RULES.md §10, or every hand), and what a
-  ``ppo:PATH`` seat's policy thought at its decisions.
+  ``ppo:PATH`` seat's policy thought at its decisions (its value read as a win chance,
+  :mod:`agents.winchance`). Logs and game files are read by :mod:`agents.gamelog`.
 - :mod:`agents.viewer.live`: live games in the browser (a person and bots or policies), saved
   in the record format of ``lastwill play``.
 - :mod:`agents.viewer.server`: the Starlette app and :func:`~agents.viewer.server.serve`

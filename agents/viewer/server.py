@@ -5,7 +5,8 @@ Routes (every answer is JSON but the page and its files; a bad request is answer
 status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
 
 - ``GET /`` the page; ``GET /static/...`` its script and style sheet (shipped in the package).
-- ``GET /api/meta``: versions, the player registry, the open logs, the save folder.
+- ``GET /api/meta``: versions, the player registry, the open logs, the save folder, the
+  shipped policies and the default opponents of a live game (the strongest players).
 - ``GET /api/catalogue``: every card, the plan boards, the names of decks and errand spaces.
 - ``GET /api/files``: the log and game files the server may open (see below).
 - ``GET /api/logs``; ``POST /api/logs {"path"}`` opens one of them.
@@ -14,7 +15,10 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
   money over the decisions, round starts, results.
 - ``GET /api/logs/{log}/games/{game}/frames/{k}?seat=all|S``: the table before decision k.
 - ``GET /api/logs/{log}/games/{game}/analysis/{k}?seat=all|S&top=N``: what a ``ppo:PATH``
-  seat's policy thought at decision k (probabilities and the value estimate).
+  seat's policy thought at decision k (probabilities, the value estimate and it read as a win
+  chance).
+- ``GET /api/logs/{log}/games/{game}/values?seat=all|S``: the policy's win chance at each of
+  its seat's decisions (the seats that view may look into).
 - ``POST /api/live {"seats", "seed", "starting_money", "board_spaces"}``, or
   ``{"resume": {"log", "game"}}``; ``GET /api/live/{id}``;
   ``POST /api/live/{id}/act {"action", "decision"}``; ``POST /api/live/{id}/save {"name"}``.
