@@ -182,65 +182,15 @@ def play_game(
             row["rounds"] = state.round
         return row
 
-    agents = []
-    for seat, spec in enumerate(specs):
-        try:
-            agent = build_agent(spec, agent_seeds[seat], move_time_limit)
-            agent.reset(agent_seeds[seat])
-        except AgentFault as e:
-            return fail(seat, f"could not build the agent: {e}")
-        except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
-            return fail(seat, f"could not build the agent: {type(e).__name__}: {e}")
-        agents.append(agent)
-    observers = [(s, a.observe) for s, a in enumerate(agents) if _overrides_observe(a)]
-    acts = [a.act for a in agents]
-    wants = [getattr(a, "needs_view", True) for a in agents]
-
+    try:
+        agents = _build_agents(specs, agent_seeds, move_time_limit)
+    except _SeatFault as f:
+        return fail(f.seat, f.message)
     state = new_game(config, deal_seed)
-    limit = DECISION_LIMIT
-    legal_of, apply, view_of = legal_actions, apply_action, player_view
-    decisions = 0
-    while state.phase != GAME_OVER:
-        seat = state.cur
-        legal = legal_of(state)
-        try:
-            action = acts[seat](view_of(state, seat) if wants[seat] else None, legal)
-        except AgentFault as e:
-            return fail(seat, str(e), state)
-        except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
-            return fail(seat, f"agent crashed in act: {type(e).__name__}: {e}", state)
-        try:
-            apply(state, action)
-        except Exception as e:  # noqa: BLE001 - IllegalActionError, or an unusable value
-            return fail(seat, f"illegal action: {e}", state)
-        decisions += 1
-        if observers:
-            action = int(action)
-            for s, observe in observers:
-                if s != seat:
-                    try:
-                        observe(
-                            {
-                                "type": "action",
-                                "seat": (seat - s) % n,
-                                # which starting cards another player keeps is hidden (§10)
-                                "action": None if action in KEEP_ACTIONS else action,
-                            }
-                        )
-                    except AgentFault as e:
-                        return fail(s, str(e), state)
-                    except Exception as e:  # noqa: BLE001
-                        return fail(s, f"agent crashed in observe: {type(e).__name__}: {e}", state)
-        if decisions > limit:
-            return fail(None, f"game exceeded {limit} decisions", state)
-    for s, observe in observers:
-        try:
-            observe({"type": "game_over", "results": player_view(state, s).results})
-        except AgentFault as e:
-            return fail(s, str(e), state)
-        except Exception as e:  # noqa: BLE001
-            return fail(s, f"agent crashed in observe: {type(e).__name__}: {e}", state)
-
+    try:
+        decisions = _play_out(state, agents)
+    except _SeatFault as f:
+        return fail(f.seat, f.message, state)
     res = state.results
     row.update(
         winner=res["winner"],
@@ -254,6 +204,80 @@ def play_game(
         actions=list(state.history),
     )
     return row
+
+
+class _SeatFault(Exception):
+    """A game that ends as an error row: the seat at fault (None: the game itself) and why."""
+
+    def __init__(self, seat: int | None, message: str) -> None:
+        super().__init__(message)
+        self.seat = seat
+        self.message = message
+
+
+def _build_agents(specs: list[str], agent_seeds: list[int], move_time_limit: float) -> list:
+    """One reset agent per seat; one that cannot be built is a :class:`_SeatFault`."""
+    agents = []
+    for seat, spec in enumerate(specs):
+        try:
+            agent = build_agent(spec, agent_seeds[seat], move_time_limit)
+            agent.reset(agent_seeds[seat])
+        except AgentFault as e:
+            raise _SeatFault(seat, f"could not build the agent: {e}") from None
+        except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
+            raise _SeatFault(seat, f"could not build the agent: {type(e).__name__}: {e}") from None
+        agents.append(agent)
+    return agents
+
+
+def _observe(seat: int, observe, event: dict[str, Any]) -> None:
+    """Tell one agent an event; its fault is a :class:`_SeatFault`."""
+    try:
+        observe(event)
+    except AgentFault as e:
+        raise _SeatFault(seat, str(e)) from None
+    except Exception as e:  # noqa: BLE001
+        raise _SeatFault(seat, f"agent crashed in observe: {type(e).__name__}: {e}") from None
+
+
+def _play_out(state: GameState, agents: list) -> int:
+    """Play ``state`` to its end with one agent per seat (the agents that watch are told each
+    move and the results); the number of decisions. A fault is a :class:`_SeatFault`."""
+    n = len(agents)
+    observers = [(s, a.observe) for s, a in enumerate(agents) if _overrides_observe(a)]
+    acts = [a.act for a in agents]
+    wants = [getattr(a, "needs_view", True) for a in agents]
+    limit = DECISION_LIMIT
+    legal_of, apply, view_of = legal_actions, apply_action, player_view
+    decisions = 0
+    while state.phase != GAME_OVER:
+        seat = state.cur
+        legal = legal_of(state)
+        try:
+            action = acts[seat](view_of(state, seat) if wants[seat] else None, legal)
+        except AgentFault as e:
+            raise _SeatFault(seat, str(e)) from None
+        except Exception as e:  # noqa: BLE001 - a bot's fault becomes an error row
+            raise _SeatFault(seat, f"agent crashed in act: {type(e).__name__}: {e}") from None
+        try:
+            apply(state, action)
+        except Exception as e:  # noqa: BLE001 - IllegalActionError, or an unusable value
+            raise _SeatFault(seat, f"illegal action: {e}") from None
+        decisions += 1
+        if observers:
+            action = int(action)
+            # which starting cards another player keeps is hidden (§10)
+            shown = None if action in KEEP_ACTIONS else action
+            for s, observe in observers:
+                if s != seat:
+                    _observe(
+                        s, observe, {"type": "action", "seat": (seat - s) % n, "action": shown}
+                    )
+        if decisions > limit:
+            raise _SeatFault(None, f"game exceeded {limit} decisions")
+    for s, observe in observers:
+        _observe(s, observe, {"type": "game_over", "results": player_view(state, s).results})
+    return decisions
 
 
 def replay_row(row: dict[str, Any]) -> GameState:
