@@ -10,7 +10,8 @@ holds ``config``, ``deal_seed``, ``actions`` and ``seating``; an *error row* (a 
   torn last line (an interrupted write) is dropped; any other line that is not a JSON object is
   an error naming the file and the line. The arena resumes its own logs through it.
 - :func:`read_game_file` opens a log or a game file safely (a missing or unreadable file, text
-  that is not UTF-8, nesting deeper than :data:`MAX_DEPTH` levels: each a clear error) and
+  that is not UTF-8: the lab's error ladder, :mod:`agents.readfile`; nesting deeper than
+  :data:`MAX_DEPTH` levels: each a clear error) and
   checks every game row (:func:`check_row`), so a :class:`GameFile` holds game rows only.
 - :func:`check_record` is what a replay needs of one record; :meth:`GameFile.pick` chooses a
   game by its index.
@@ -31,8 +32,11 @@ from typing import Any
 
 from lastwill_env.engine import ConfigError, GameConfig
 
+from .readfile import read_text
+
 MAX_DEPTH = 64  # a game record nests four levels; anything far deeper is not one
 GAME_TYPES = ("game", "play")
+GIVE = "give an arena log (.jsonl) or a game file (.json)"
 
 
 class GameLogError(ValueError):
@@ -252,15 +256,7 @@ def read_game_file(path: str | Path, max_depth: int = MAX_DEPTH) -> GameFile:
     (:func:`check_row`); a log's rows of other types are left out. Nothing nested deeper than
     ``max_depth`` levels is kept."""
     path = Path(path)
-    try:
-        if not path.is_file():
-            raise GameLogError(
-                f"{path}: no such file (give an arena log .jsonl or a game file .json)"
-            )
-        data = path.read_bytes()
-        text = data.decode("utf-8")
-    except (OSError, UnicodeDecodeError) as e:
-        raise GameLogError(f"{path}: cannot read it ({e})") from None
+    text = read_text(path, error=GameLogError, missing_hint=GIVE)  # the lab's error ladder
     try:
         obj = loads(text, max_depth)
     except TooDeep as e:
@@ -270,7 +266,7 @@ def read_game_file(path: str | Path, max_depth: int = MAX_DEPTH) -> GameFile:
     if isinstance(obj, dict) and obj.get("type") != "header":
         out = GameFile(path, None, [obj], [1], single=True)
     else:
-        scan = scan_jsonl(data, path, max_depth=max_depth)
+        scan = scan_jsonl(text.encode("utf-8"), path, max_depth=max_depth)
         keep = [i for i, r in enumerate(scan.rows) if r.get("type", "game") in GAME_TYPES]
         rows = [scan.rows[i] for i in keep]
         if not rows:

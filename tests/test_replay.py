@@ -67,7 +67,7 @@ def test_load_record_picks_the_game(log):
         load_record(log)
     with pytest.raises(ReplayError, match="no game 7; its games are 0-2"):
         load_record(log, 7)
-    with pytest.raises(ReplayError, match="no such file"):
+    with pytest.raises(ReplayError, match="does not exist"):
         load_record(log.parent / "missing.jsonl")
 
 
@@ -276,7 +276,7 @@ def test_cli_replay(log):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["nofile.jsonl"], "no such file"),
+        (["nofile.jsonl"], "does not exist"),
         (["{log}"], "choose one with --game N"),
         (["{log}", "--game", "9"], "no game 9"),
         (["{log}", "--game", "0", "--seat", "3"], "seat 3 is not at this table"),

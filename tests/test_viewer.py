@@ -496,7 +496,7 @@ def test_assets_ship_in_the_package_and_fetch_nothing_from_elsewhere() -> None:
 
 def test_view_command_errors(tmp_path) -> None:
     r = runner.invoke(cli_app, ["view", str(tmp_path / "none.jsonl"), "--no-browser"])
-    assert r.exit_code == 2 and "no such file" in r.output
+    assert r.exit_code == 2 and "does not exist" in r.output
     r = runner.invoke(cli_app, ["view", "--port", "70000", "--no-browser"])
     assert r.exit_code == 2 and "--port" in r.output
     busy = socket.socket()
