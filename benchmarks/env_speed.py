@@ -17,7 +17,8 @@ Measures, single process, for ``--seconds`` each, one after another:
   the time of one env action step over the time of one engine decision (goal: at most 2).
 - ``peer``: ``benchmarks/peers/holdem_speed.py`` (4 players) through ``run_peer``; ``null``
   when the side venv is missing. ``ratio_vs_holdem`` = wrapped env / peer (target: at least 3
-  at 4 players), ``raw_ratio_vs_holdem`` = raw env / peer.
+  at 4 players), ``raw_ratio_vs_holdem`` = raw env / peer; ``round_ratios_vs_holdem`` gives
+  each round's wrapped env over the peer measured right after it.
 
 With ``--repeat R`` every measurement is taken R times, in turns, and medians are reported.
 Prints ONE JSON line (``--json PATH`` also writes it to PATH, the form that
@@ -156,6 +157,11 @@ def summarize(args: argparse.Namespace, runs: list[dict], peers: list[dict]) -> 
             "all_steps_per_s": [p["steps_per_s"] for p in peers],
         }
         out["ratio_vs_holdem"] = round(out["steps_per_s"] / peer_sps, 3)
+        # each round's own pair (ours, then the peer right after): steadier on a busy machine
+        pairs = zip(runs, peers, strict=False)
+        out["round_ratios_vs_holdem"] = [
+            round(r["steps_per_s"] / p["steps_per_s"], 3) for r, p in pairs
+        ]
         out["raw_ratio_vs_holdem"] = round(out["raw_steps_per_s"] / peer_sps, 3)
         out["single_seat_ratio_vs_holdem"] = round(out["single_seat_steps_per_s"] / peer_sps, 3)
     return out
