@@ -82,11 +82,6 @@ def _clip(x: float) -> float:
     return OBS_HIGH if x > OBS_HIGH else (OBS_LOW if x < OBS_LOW else x)
 
 
-def _cards(on: list[int], base: int, cards: Sequence[int]) -> None:
-    """A multi-hot run: ones at `base + c` for the cards."""
-    on += [base + c for c in cards]
-
-
 def _head(
     on: list[int],
     ix: list[int],
@@ -202,7 +197,8 @@ def _boards(
     for r in range(n):
         board = boards[r]
         if board:
-            _cards(on, _BOARD0 + r * NUM_CARDS, board)
+            base = _BOARD0 + r * NUM_CARDS
+            on += [base + c for c in board]
             on_board += board
     for c in on_board:
         if used[c]:
@@ -279,7 +275,7 @@ def _piles(
     on += [_DISCARDS + c for d, pile in enumerate(piles) for c in pile[skip[d] :]]
     ix += _HIDDEN_IX  # zeros are dropped in _result
     vx += (hidden[0] * 0.05, hidden[1] * 0.05, hidden[2] * 0.05, hidden[3] * 0.05)
-    _cards(on, _BOX, box)
+    on += [_BOX + c for c in box]
     if jokers:
         ix.append(_JOKERS)
         vx.append(jokers * 0.5)
@@ -303,7 +299,7 @@ def _errands(
     if ext_used:
         ix.append(_EXT_ERR)
         vx.append(ext_used * 0.5)
-    _cards(on, _BLOCKED, blocked)
+    on += [_BLOCKED + p for p in blocked]
     if using >= 0:
         on.append(_USING + using)
 
@@ -312,7 +308,8 @@ def _known(on: list[int], n: int, known: Sequence[Sequence[int]]) -> None:
     """known_hand0..4: the offer cards each relative seat took and still holds (public)."""
     for r in range(n):
         if known[r]:
-            _cards(on, _KNOWN0 + r * NUM_CARDS, known[r])
+            base = _KNOWN0 + r * NUM_CARDS
+            on += [base + c for c in known[r]]
 
 
 def _result(on: list[int], ix: list[int], vx: list[float]) -> tuple[np.ndarray, np.ndarray]:
@@ -383,8 +380,8 @@ def view_entries(view: PlayerView) -> Entries:
     boys, unknown = v.errand_boys_left, v.unknown_used
     _seats(on, ix, vx, n, money, sizes, ext, boards, v.plans, order_pos, boys, unknown)
     _boards(on, ix, vx, n, boards, v.used, v.filled_slots, v.value_step, v.privilege_left)
-    _cards(on, _HAND, v.hand)
-    _cards(on, _KEEP, v.keep_selected)
+    on += [_HAND + c for c in v.hand]
+    on += [_KEEP + c for c in v.keep_selected]
     _offers(on, ix, vx, v.offer, v.offer_taken_by)
     _supply(on, ix, vx, v.modifiers, v.tokens, v.extensions_left, v.deck_sizes, v.special_deck_size)
     _piles(on, ix, vx, v.discards, (0, 0, 0, 0), v.hidden_discards, v.box, v.jokers_in_supply)
@@ -453,8 +450,9 @@ def state_entries(state: GameState, seat: int) -> Entries:
     boys = _boys_left(s, seat, plans)
     _seats(on, ix, vx, n, money, sizes, ext, boards, plans, order_pos, boys, unknown)
     _boards(on, ix, vx, n, boards, s.used, s.filled, s.step, s.priv)
-    _cards(on, _HAND, s.hands[seat])
-    _cards(on, _KEEP, s.keep_sel if s.cur == seat else ())
+    on += [_HAND + c for c in s.hands[seat]]
+    if s.cur == seat:
+        on += [_KEEP + c for c in s.keep_sel]
     _offers(on, ix, vx, s.offer, [(p - seat) % n if p >= 0 else -1 for p in s.offer_boy])
     _supply(on, ix, vx, s.mods, s.tokens, s.ext_left, [len(d) for d in s.decks], len(s.special))
     hidden = s.hidden
