@@ -1,30 +1,24 @@
-"""A player's behaviour fingerprint: what it plays on a few fixed deals, hashed.
+"""A player spec's behaviour fingerprint: what it plays on a few fixed deals, hashed.
 
-A policy over a prior bot (`agents.policy.NumpyPolicy`, `prior`) plays through that bot's code
-at every decision, so a change to the bot changes the policy. The policy file records the
-prior's fingerprint when it is written, and loading it checks that the bot still plays the same
-moves on these deals (`agents.policy.NumpyPolicy.load_npz`).
+`play_fingerprint(spec)` builds the spec through the registry and plays it in self-play on
+`agents.behaviour.DEALS` (the games and the hash are `agents.behaviour`'s). A policy file over a
+prior records its bot's fingerprint, and loading the file checks that the bot still plays the
+same moves (`agents.registry.RegistryPriors`); the same number for any spec pins what a player
+plays (tests/test_no_behaviour_change.py pins the shipped reference's).
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-from functools import lru_cache
+from .behaviour import DEALS, spec_fingerprint
+from .registry import make_agent
 
-# (players, deal seed) of the fingerprint games; every seat is the player being fingerprinted
-DEALS = ((2, 11), (4, 13))
+__all__ = ["DEALS", "play_fingerprint"]
 
 
-@lru_cache(maxsize=32)
 def play_fingerprint(spec: str) -> str:
-    """16 hex digits of a hash of every action `spec` plays in self-play on `DEALS`."""
-    from lastwill_env.engine import GameConfig
+    """16 hex digits of a hash of every action `spec` plays in self-play on `DEALS` (cached
+    per process; ``play_fingerprint.cache_clear()`` forgets them)."""
+    return spec_fingerprint(spec, make_agent)
 
-    from .arena import play_game
 
-    h = hashlib.sha256()
-    for n, seed in DEALS:
-        row = play_game([spec] * n, GameConfig(num_players=n), seed)
-        h.update(json.dumps([n, seed, row["actions"], row["error"]]).encode())
-    return h.hexdigest()[:16]
+play_fingerprint.cache_clear = spec_fingerprint.cache_clear  # type: ignore[attr-defined]

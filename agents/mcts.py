@@ -53,6 +53,7 @@ from lastwill_env.engine.game import GAME_OVER
 from .base import BaseAgent
 from .leafeval import LeafEvaluator
 from .policy import load_policy
+from .priors import PriorSource
 
 DEFAULT_SIMS = 64
 _STAT_KEYS = ("sims", "steps", "calls", "seconds", "t_engine", "t_encode", "t_net", "t_prior")
@@ -96,6 +97,7 @@ class MCTSAgent(BaseAgent):
         temp: float = 0.0,
         seed: int | None = None,
         config: GameConfig | None = None,
+        prior_bots: PriorSource | None = None,
     ) -> None:
         super().__init__(seed)
         if not policy or not isinstance(policy, str):
@@ -110,7 +112,7 @@ class MCTSAgent(BaseAgent):
         self.c_puct = float(_number("c_puct", c_puct, 0.001, 1000.0))
         self.temp = float(_number("temp", temp, 0.0, 100.0))
         self.path = policy
-        pol, meta = load_policy(policy, need_value=True)
+        pol, meta = load_policy(policy, need_value=True, prior_bots=prior_bots)
         self.evaluator = LeafEvaluator(pol, meta)
         self.config = config
         self.stats: dict[str, float] = {}

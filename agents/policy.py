@@ -14,7 +14,10 @@ Actions are always masked to the legal set: deterministic (arg-max) by default, 
 sampled (`ppo:PATH:sample`). A policy trained over a prior bot (`prior` and `prior_weight` in
 the `.npz`, see `NumpyPolicy`) asks that bot at every decision and adds the weight to its
 choice's logit before choosing; the file also records the bot's behaviour fingerprint
-(`agents.fingerprint`), and loading refuses it when the bot no longer plays the same moves.
+(`agents.behaviour`), and loading refuses it when the bot no longer plays the same moves. The
+bot, its fingerprint and the check of its name come from the `agents.priors.PriorSource` the
+policy is handed by whoever builds players (`agents.registry`): this module knows nothing of
+bots or of the registry.
 
 Loading a checkpoint made for another env version, action table or observation layout fails
 with `CheckpointMismatchError`, which says what differs. Every load also checks the files
@@ -36,8 +39,10 @@ import numpy as np
 from lastwill_env.encoding import OBS_SIZE, encode_observation_sparse
 from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
+from . import priors as prior_sources
 from . import trust
 from .base import BaseAgent
+from .priors import PriorError, PriorSource
 from .readfile import read_json
 from .residual import raise_prior
 from .safeio import BundleError, bundle_base, verify_bundle, write_with
@@ -142,25 +147,6 @@ def _check_layers(weights: list[np.ndarray], biases: list[np.ndarray], what: str
             )
 
 
-def _check_prior_name(prior: str) -> None:
-    """A policy's prior (read from its file) names a registered bot, never a module to
-    import (docs/TRUST.md)."""
-    if not prior:
-        return
-    from .registry import PlayerSpecError, import_target
-
-    try:
-        target = import_target(prior)
-    except PlayerSpecError:
-        return  # an unknown name is reported when the prior is first asked
-    if target is not None:
-        raise CheckpointError(
-            f"the policy's prior {prior!r} would import {target}; a prior read from a policy "
-            f"file must be a registered bot such as racer (a file never names code to import, "
-            f"docs/TRUST.md)"
-        )
-
-
 class NumpyPolicy:
     """The actor of an SB3 MlpPolicy as numpy arrays: hidden layers then the action layer.
 
@@ -171,6 +157,8 @@ class NumpyPolicy:
     A policy trained with a prior (``prior``, a scripted bot's name, and ``prior_weight``) is
     a residual over that bot: at every decision ``prior_weight`` is added to the logit of the
     bot's own choice, so :meth:`choose` and :meth:`evaluate` need the player's view then.
+    ``prior_bots`` is where the bot comes from (`agents.priors`): the builder of players passes
+    its own; without one, the default installed by `agents.registry`.
 
     An observation ``obs`` is the dense vector (``encode_observation``) or its sparse form
     ``(indices, values)`` (``encode_observation_sparse``, ``encode_state_sparse``): the first
@@ -186,6 +174,7 @@ class NumpyPolicy:
         value_biases: list[np.ndarray] | None = None,
         prior: str = "",
         prior_weight: float = 0.0,
+        prior_bots: PriorSource | None = None,
     ):
         if activation not in ("tanh", "relu"):
             raise CheckpointError(f"unsupported activation {activation!r}; known: tanh, relu")
@@ -216,7 +205,12 @@ class NumpyPolicy:
         prior_weight = float(prior_weight)
         if not isinstance(prior, str) or not np.isfinite(prior_weight) or prior_weight < 0:
             raise CheckpointError(f"bad prior {prior!r} with weight {prior_weight!r}")
-        _check_prior_name(prior)
+        self._prior_bots = prior_bots
+        if prior:
+            try:
+                self.prior_source().check(prior)
+            except PriorError as e:
+                raise CheckpointError(f"the policy's prior {prior!r} {e}") from None
         if bool(prior) != (prior_weight > 0):
             raise CheckpointError(
                 f"prior {prior!r} with weight {prior_weight}: a prior needs a positive weight, "
@@ -226,16 +220,23 @@ class NumpyPolicy:
         self.prior_weight = prior_weight
         self._prior_agent: Any = None
 
+    def prior_source(self) -> PriorSource:
+        """The source of this policy's prior bot: the one it was given, else the default."""
+        if self._prior_bots is not None:
+            return self._prior_bots
+        try:
+            return prior_sources.default()
+        except PriorError as e:
+            raise CheckpointError(f"the policy's prior {self.prior!r}: {e}") from None
+
     def prior_choice(self, view: Any, legal: list[int]) -> int | None:
         """The prior bot's own choice at this decision (``None`` without a prior)."""
         if not self.prior:
             return None
         if self._prior_agent is None:
-            from .registry import PlayerSpecError, make_agent
-
             try:
-                self._prior_agent = make_agent(self.prior, seed=0)
-            except PlayerSpecError as e:
+                self._prior_agent = self.prior_source().bot(self.prior)
+            except PriorError as e:
                 raise CheckpointError(f"the policy's prior {self.prior!r}: {e}") from None
         return int(self._prior_agent.act(view, legal))
 
@@ -286,7 +287,7 @@ class NumpyPolicy:
         }
 
     @classmethod
-    def from_state(cls, st: dict[str, Any]) -> NumpyPolicy:
+    def from_state(cls, st: dict[str, Any], prior_bots: PriorSource | None = None) -> NumpyPolicy:
         return cls(
             st["weights"],
             st["biases"],
@@ -295,6 +296,7 @@ class NumpyPolicy:
             st.get("value_biases"),
             st.get("prior", ""),
             st.get("prior_weight", 0.0),
+            prior_bots,
         )
 
     def write_npz(self, path: str | Path) -> None:
@@ -317,19 +319,17 @@ class NumpyPolicy:
 
     def _prior_fingerprint(self) -> str:
         """The prior bot's behaviour fingerprint as this lab's code plays it now."""
-        from .fingerprint import play_fingerprint
-        from .registry import PlayerSpecError
-
         try:
-            return play_fingerprint(self.prior)
-        except PlayerSpecError as e:
+            return self.prior_source().fingerprint(self.prior)
+        except PriorError as e:
             raise CheckpointError(f"the policy's prior {self.prior!r}: {e}") from None
 
     @classmethod
-    def load_npz(cls, path: str | Path) -> NumpyPolicy:
+    def load_npz(cls, path: str | Path, prior_bots: PriorSource | None = None) -> NumpyPolicy:
         """Read a policy file. One over a prior that records the prior's fingerprint
-        (`agents.fingerprint`) loads only if the bot still plays as it did when the file was
-        written (files from before fingerprints load unchecked)."""
+        (`agents.behaviour`) loads only if the bot still plays as it did when the file was
+        written (files from before fingerprints load unchecked); ``prior_bots`` gives the bot and
+        its fingerprint now (the default source without it)."""
         try:
             with np.load(path, allow_pickle=False) as z:
                 k = sum(1 for name in z.files if name.startswith("w"))
@@ -342,6 +342,7 @@ class NumpyPolicy:
                     [z[f"vb{i}"] for i in range(vk)] or None,
                     str(z["prior"]) if "prior" in z.files else "",
                     float(z["prior_weight"]) if "prior_weight" in z.files else 0.0,
+                    prior_bots,
                 )
                 recorded = str(z["prior_fingerprint"]) if "prior_fingerprint" in z.files else ""
         except CheckpointError:
@@ -357,7 +358,7 @@ class NumpyPolicy:
                 raise CheckpointMismatchError(
                     f"{path} plays over the prior {pol.prior!r} as it played when the file was "
                     f"written (fingerprint {recorded}); that bot now plays differently "
-                    f"(fingerprint {now}, agents/fingerprint.py), so this policy would too: "
+                    f"(fingerprint {now}, agents/behaviour.py), so this policy would too: "
                     f"restore the bot's code or train the policy again"
                 )
         return pol
@@ -492,11 +493,15 @@ def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = Non
     return npz
 
 
-_CACHE: dict[tuple[str, float, bool, bool, bool], tuple[NumpyPolicy, dict[str, Any]]] = {}
+_CACHE: dict[tuple[Any, ...], tuple[NumpyPolicy, dict[str, Any]]] = {}
 
 
 def load_policy(
-    path: str | Path, check: bool = True, need_value: bool = False, allow_pickle: bool = False
+    path: str | Path,
+    check: bool = True,
+    need_value: bool = False,
+    allow_pickle: bool = False,
+    prior_bots: PriorSource | None = None,
 ) -> tuple[NumpyPolicy, dict[str, Any]]:
     """Load a checkpoint (`.zip` or `.npz`, with its `.json` sidecar) as a NumpyPolicy.
     Cached per process by path and modification time (the arena builds agents per game).
@@ -506,16 +511,17 @@ def load_policy(
     it (the user typed it on the command line); otherwise a `.zip` without its `.npz` is a
     `CheckpointError`. With ``need_value``, a `.npz` written without the critic is completed
     from the `.zip` beside it when there is one and it may be read (importing torch then);
-    otherwise the policy has no critic (``has_value`` is false)."""
+    otherwise the policy has no critic (``has_value`` is false). ``prior_bots``: where a policy
+    over a prior gets its bot (`NumpyPolicy`)."""
     path = Path(path)
     allow = allow_pickle or trust.allows_pickle(path.with_suffix(".zip"))
     try:
-        key = (str(path.resolve()), path.stat().st_mtime, check, need_value, allow)
+        key = (str(path.resolve()), path.stat().st_mtime, check, need_value, allow, prior_bots)
     except OSError:
         key = None
     if key is not None and key in _CACHE:
         return _CACHE[key]
-    out = _load_policy(path, check, need_value, allow)
+    out = _load_policy(path, check, need_value, allow, prior_bots)
     if key is not None:
         _CACHE[key] = out
     return out
@@ -543,7 +549,9 @@ def _refuse_pickle(path: Path) -> CheckpointError:
     )
 
 
-def _load_policy(path: Path, check: bool, need_value: bool = False, allow: bool = False):
+def _load_policy(
+    path: Path, check: bool, need_value: bool, allow: bool, prior_bots: PriorSource | None
+) -> tuple[NumpyPolicy, dict[str, Any]]:
     if not path.exists():
         raise CheckpointError(
             f"checkpoint {path} does not exist (expected a .zip or .npz written by "
@@ -557,7 +565,7 @@ def _load_policy(path: Path, check: bool, need_value: bool = False, allow: bool 
     verify_files(path, meta)
     npz = path.with_suffix(".npz")
     if npz.exists():
-        pol = NumpyPolicy.load_npz(npz)
+        pol = NumpyPolicy.load_npz(npz, prior_bots)
         zip_ = path.with_suffix(".zip")
         if need_value and not pol.has_value and zip_.exists() and allow:
             full = _load_sb3(zip_)
@@ -570,19 +578,25 @@ def _load_policy(path: Path, check: bool, need_value: bool = False, allow: bool 
 
 class PolicyAgent(BaseAgent):
     """Plays a trained checkpoint with masks; `mode` is `det` (arg-max) or `sample`;
-    ``allow_pickle`` lets a `.zip` without its `.npz` load (`load_policy`)."""
+    ``allow_pickle`` lets a `.zip` without its `.npz` load, ``prior_bots`` gives a policy over a
+    prior its bot (`load_policy`)."""
 
     name = "ppo"
 
     def __init__(
-        self, path: str, mode: str = "det", seed: int | None = None, allow_pickle: bool = False
+        self,
+        path: str,
+        mode: str = "det",
+        seed: int | None = None,
+        allow_pickle: bool = False,
+        prior_bots: PriorSource | None = None,
     ) -> None:
         super().__init__(seed)
         if mode not in ("det", "sample"):
             raise ValueError(f"mode {mode!r} is not allowed; choose det or sample")
         self.path = path
         self.deterministic = mode == "det"
-        self.policy, self.meta = load_policy(path, allow_pickle=allow_pickle)
+        self.policy, self.meta = load_policy(path, allow_pickle=allow_pickle, prior_bots=prior_bots)
 
     def act(self, view: PlayerView, legal: list[int]) -> int:
         if len(legal) == 1:

@@ -29,6 +29,11 @@ Whatever a factory builds must have `act(view, legal)` and `reset(seed)` (subcla
 `worker_setup(specs)` is what a parent sends them (the import roots of modules and entry points,
 the names registered at run time, and the grants of `agents.trust` those specs use),
 `apply_worker_setup(setup)` installs it in a worker.
+
+Priors. A policy over a prior bot (`agents.policy.NumpyPolicy`) gets its bot, the bot's
+behaviour fingerprint and the check of the bot's name from `PRIORS`, this registry's
+`agents.priors.PriorSource`: the ``ppo`` and ``mcts`` players are handed it when they are
+built, and it is installed as the default source for policies made or read without one.
 """
 
 from __future__ import annotations
@@ -43,8 +48,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from . import trust
+from . import priors, trust
 from .base import Agent, RandomAgent
+from .behaviour import spec_fingerprint
 
 ENTRY_POINT_GROUP = "lastwill.agents"
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
@@ -369,6 +375,46 @@ def make_agent(spec: str, seed: int | None = None, *, trusted: bool = False) -> 
 
 
 # ---------------------------------------------------------------------------------------------
+# The prior bots of residual policies
+
+
+class RegistryPriors:
+    """The `agents.priors.PriorSource` of this registry: a prior is a registered bot (a
+    policy file never names code to import, docs/TRUST.md), built with seed 0; its
+    fingerprint is `agents.behaviour.spec_fingerprint` of the bot this registry builds."""
+
+    def check(self, prior: str) -> None:
+        try:
+            target = import_target(prior)
+        except PlayerSpecError:
+            return  # an unknown name is reported when the prior is first asked
+        if target is not None:
+            raise priors.PriorError(
+                f"would import {target}; a prior read from a policy file must be a "
+                f"registered bot such as racer (a file never names code to import, "
+                f"docs/TRUST.md)"
+            )
+
+    def bot(self, prior: str) -> Agent:
+        self.check(prior)
+        try:
+            return make_agent(prior, seed=0)
+        except PlayerSpecError as e:
+            raise priors.PriorError(str(e)) from None
+
+    def fingerprint(self, prior: str) -> str:
+        self.check(prior)
+        try:
+            return spec_fingerprint(prior, make_agent)
+        except PlayerSpecError as e:
+            raise priors.PriorError(str(e)) from None
+
+
+PRIORS = RegistryPriors()
+priors.use_default(PRIORS)
+
+
+# ---------------------------------------------------------------------------------------------
 # What worker processes need to rebuild the same agents
 
 
@@ -554,11 +600,11 @@ def _ppo_agent(path: str = "", seed: int | None = None):
     if not path:
         raise PlayerSpecError("ppo needs a checkpoint path: ppo:PATH (e.g. ppo:run/best.npz)")
     path, mode = ppo_path(path)
-    return PolicyAgent(path, mode=mode, seed=seed)
+    return PolicyAgent(path, mode=mode, seed=seed, prior_bots=PRIORS)
 
 
 def _mcts_agent(*args: Any, seed: int | None = None, **kwargs: Any):
     """`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:temp=F]` (agents/mcts.py)."""
     from .mcts import MCTSAgent
 
-    return MCTSAgent(*args, seed=seed, **kwargs)
+    return MCTSAgent(*args, seed=seed, prior_bots=PRIORS, **kwargs)

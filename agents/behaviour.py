@@ -1,0 +1,86 @@
+"""The fingerprint games: what one player plays in self-play on a few fixed deals, hashed.
+
+A policy over a prior bot (`agents.policy.NumpyPolicy`, ``prior``) plays through that bot's
+code at every decision, so a change to the bot changes the policy. The policy file records the
+prior's fingerprint when it is written, and loading it checks that the bot still plays the same
+moves on these deals (`agents.registry.RegistryPriors`, `agents.fingerprint` for any spec).
+
+:func:`fingerprint_of` builds nothing itself: it is handed a builder ``build(seed) -> agent``,
+so it sits below the registry that turns specs into players. Every seat of a game is the
+player being fingerprinted, seeded and told of the other seats' actions as `agents.arena`'s
+games do, so a fingerprint is the hash of the arena's own self-play games on `DEALS`. A player
+that raises (or plays an illegal move) has no fingerprint: the error reaches the caller.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from functools import lru_cache, partial
+from typing import Any
+
+from lastwill_env.engine import (
+    GAME_OVER,
+    GameConfig,
+    apply_action,
+    legal_actions,
+    new_game,
+    player_view,
+)
+from lastwill_env.engine.actions import KEEP
+
+from .base import BaseAgent
+from .deals import derive_seed
+
+# (players, deal seed) of the fingerprint games; every seat is the player being fingerprinted
+DEALS = ((2, 11), (4, 13))
+
+_KEEP_ACTIONS = frozenset(KEEP.values())
+
+
+def _observer(agent: Any) -> Callable[[dict[str, Any]], None] | None:
+    """The agent's event hook when it overrides `BaseAgent.observe` (``None`` otherwise)."""
+    obs = getattr(type(agent), "observe", None)
+    return agent.observe if obs is not None and obs is not BaseAgent.observe else None
+
+
+def self_play(build: Callable[[int], Any], n: int, deal_seed: int) -> list[int]:
+    """The actions of one game of ``n`` copies of ``build(seed)`` on the deal ``deal_seed``
+    (seat ``s`` built and reset with the arena's seed for it)."""
+    seeds = [derive_seed(deal_seed, "agent", seat) for seat in range(n)]
+    agents = []
+    for seed in seeds:
+        agent = build(seed)
+        agent.reset(seed)
+        agents.append(agent)
+    hooks = [(s, h) for s, a in enumerate(agents) if (h := _observer(a)) is not None]
+    wants = [getattr(a, "needs_view", True) for a in agents]
+    state = new_game(GameConfig(num_players=n), deal_seed)
+    while state.phase != GAME_OVER:
+        seat = state.cur
+        legal = legal_actions(state)
+        action = agents[seat].act(player_view(state, seat) if wants[seat] else None, legal)
+        apply_action(state, action)
+        shown = None if int(action) in _KEEP_ACTIONS else int(action)
+        for s, hook in hooks:
+            if s != seat:
+                hook({"type": "action", "seat": (seat - s) % n, "action": shown})
+    for s, hook in hooks:
+        hook({"type": "game_over", "results": player_view(state, s).results})
+    return list(state.history)
+
+
+def fingerprint_of(build: Callable[[int], Any]) -> str:
+    """16 hex digits of a hash of every action ``build``'s player plays on `DEALS`."""
+    h = hashlib.sha256()
+    for n, seed in DEALS:
+        h.update(json.dumps([n, seed, self_play(build, n, seed), None]).encode())
+    return h.hexdigest()[:16]
+
+
+@lru_cache(maxsize=64)
+def spec_fingerprint(spec: str, make: Callable[..., Any]) -> str:
+    """The fingerprint of the player ``make(spec, seed)`` builds, cached per process by spec
+    (``spec_fingerprint.cache_clear()`` forgets them, e.g. after a bot's code was patched)."""
+    return fingerprint_of(partial(make, spec))
