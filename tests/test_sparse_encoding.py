@@ -13,9 +13,10 @@ from __future__ import annotations
 import random
 
 import numpy as np
-import pytest
-
 import obs_reference as ref
+import pytest
+from playout_policies import choosers
+
 from lastwill_env.encoding import (
     OBS_SIZE,
     encode_global_state,
@@ -26,7 +27,6 @@ from lastwill_env.encoding import (
 )
 from lastwill_env.engine import legal_actions, make_config, new_game, player_view
 from lastwill_env.engine.config import PLAYER_COUNTS
-from playout_policies import choosers
 
 # (policy, game options) per game; each player count plays every one of them
 GAMES = (
