@@ -224,7 +224,8 @@ def test_exploit_run_is_unchanged(tmp_path: Path):
         overrides={**small, "torch_threads": 1},
     )
     assert _digests(run) == EXPLOIT
-    assert rep["best_response"]["checkpoint"] == str(run / "checkpoints/step_1036.npz")
+    # the report names the best of the start and the checkpoints (here the start, step 0)
+    assert rep["best_response"]["checkpoint"] == str(run / "checkpoints/step_0.npz")
     assert (rep["best_response"]["games"], rep["best_response"]["wins"]) == (6, 0)
     assert rep["train_state"]["step"] == 1036
 
