@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
+from lastwill_env.encoding import encode_state_sparse, terminal_rewards
 from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view
 from lastwill_env.engine.game import GAME_OVER
 
@@ -53,10 +53,9 @@ class GameRecord:
     sims: int = 0
 
 
-def _observe(state, seat: int, buf: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    encode_state(state, seat, buf)
-    idx = np.flatnonzero(buf)
-    return idx.astype(np.int64), buf[idx].astype(np.float32)
+def _observe(state, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    idx, vals = encode_state_sparse(state, seat)
+    return idx.astype(np.int64), vals.astype(np.float32)
 
 
 def _pick(legal: list[int], visits: list[int], explore: bool, rng: random.Random) -> int:
@@ -74,7 +73,6 @@ def play(searcher: Any, n: int, seed: int, explore: int = 8) -> GameRecord:
     pol = searcher.evaluator.policy
     state = new_game(GameConfig(num_players=n), seed)
     rec = GameRecord(n=n, seed=seed)
-    buf = np.zeros(OBS_SIZE, dtype=np.float32)
     seen = [0] * n
     while state.phase != GAME_OVER:
         legal = sorted(legal_actions(state))
@@ -88,7 +86,7 @@ def play(searcher: Any, n: int, seed: int, explore: int = 8) -> GameRecord:
         rec.sims += searcher._sims_done
         visits = [root.edge_n.get(a, 0) for a in legal]
         prior = pol.prior_choice(view, legal) if pol.prior else None
-        idx, vals = _observe(state, seat, buf)
+        idx, vals = _observe(state, seat)
         net = max(legal, key=lambda a: (root.prior.get(a, 0.0), -a))
         rec.samples.append(
             Sample(n, seat, idx, vals, legal, visits, -1 if prior is None else prior, net)
