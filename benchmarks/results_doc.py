@@ -175,6 +175,31 @@ def ladder(doc: dict) -> str:
     )
 
 
+def _flat(d: dict, prefix: str = "") -> list[tuple[str, object]]:
+    out: list[tuple[str, object]] = []
+    for k, v in d.items():
+        if isinstance(v, dict):
+            out += _flat(v, f"{prefix}{k} ")
+        elif isinstance(v, (int, float)) and not isinstance(v, bool):
+            out.append((f"{prefix}{k}", v))
+    return out
+
+
+def figures(doc: dict) -> str:
+    """A speed benchmark's `--json` line: every number it printed, one row each (lists of the
+    single runs left out: the figures are medians), under its command."""
+    out = doc["output"][-1] if isinstance(doc["output"], list) else doc["output"]
+    rows = [(k, v) for k, v in _flat(out) if not k.startswith("all_")]
+    lines = ["| figure | value |", "|---|---:|"]
+    for k, v in rows:
+        lines.append(
+            f"| {k.replace('_', ' ')} | {v:,.3g} |"
+            if abs(v) < 100
+            else f"| {k.replace('_', ' ')} | {v:,.0f} |"
+        )
+    return command_block(doc["command"]) + "\n" + "\n".join(lines) + "\n"
+
+
 SECTIONS = (
     (
         "The reference against the racer",
@@ -209,6 +234,15 @@ SECTIONS = (
         "racers, and one racer against n-1 sprinters.",
     ),
     (
+        "Speed: the engine, the env and the search",
+        "speed_",
+        "Medians of several runs on one machine, each ratio against its peer measured in the "
+        "same run: the engine against catanatron 3.2.1, the env against PettingZoo's "
+        "`texas_holdem_no_limit_v6` (and its cost relative to the engine under it), the "
+        "search's simulations, engine steps and network calls per simulation and where its time "
+        "goes. Seconds depend on the machine and its load; compare ratios, not seconds.",
+    ),
+    (
         "Bot ladder at 4 players",
         "ladder_4p",
         "Each bot against three random players and against three copies of every other bot, then "
@@ -226,7 +260,11 @@ def render() -> str:
             )
             if not docs:
                 continue
-            body = head_to_head(docs)
+            body = (
+                "\n".join(f"### {stem}\n\n{figures(d)}" for stem, d in docs)
+                if name == "speed_"
+                else head_to_head(docs)
+            )
         else:
             doc = load(name)
             if doc is None:

@@ -51,9 +51,23 @@ def _deal_sets(doc: dict) -> set[str]:
     return {out["header"]["deals"]}  # an arena result
 
 
-@pytest.mark.parametrize("path", sorted(RESULTS.glob("*.json")), ids=lambda p: p.stem)
+GAMES = [p for p in sorted(RESULTS.glob("*.json")) if not p.stem.startswith("speed_")]
+SPEED = [p for p in sorted(RESULTS.glob("*.json")) if p.stem.startswith("speed_")]
+
+
+@pytest.mark.parametrize("path", GAMES, ids=lambda p: p.stem)
 def test_every_result_is_on_test_deals_with_its_command(path):
     doc = json.loads(path.read_text())
     assert doc["command"].split()[0] in ("python", "lastwill")
     assert "2026" in doc["command"]  # the fixed test seed of docs/RESULTS.md
     assert _deal_sets(doc) == {TEST}
+
+
+@pytest.mark.parametrize("path", SPEED, ids=lambda p: p.stem)
+def test_a_speed_result_names_its_benchmark_and_its_peer_ratio(path):
+    """Speed figures (no deals: random or search play) come from a benchmark script, with the
+    ratio that the issue's target is stated in."""
+    doc = json.loads(path.read_text())
+    assert doc["command"].startswith("python benchmarks/") and "--json" in doc["command"]
+    text = json.dumps(doc["output"])
+    assert any(k in text for k in ("ratio_vs_catanatron", "ratio_vs_holdem", "engine_ratio"))
