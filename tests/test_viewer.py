@@ -358,8 +358,8 @@ def _new(client, **body):
     [
         ({"seats": ["greedy", "planner"]}, "exactly one 'human'"),
         ({"seats": ["human", "human"]}, "exactly one 'human'"),
-        ({"seats": ["human"]}, "2 to 5"),
-        ({"seats": ["human"] + ["greedy"] * 5}, "2 to 5"),
+        ({"seats": ["human"]}, "2, 3, 4 or 5"),
+        ({"seats": ["human"] + ["greedy"] * 5}, "2, 3, 4 or 5"),
         ({"seats": ["human", "nobot"]}, "unknown player 'nobot'"),
         ({"seats": ["human", "greedy"], "seed": -1}, "'seed'"),
         ({"seats": ["human", "greedy"], "starting_money": 12}, "starting_money"),

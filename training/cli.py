@@ -309,7 +309,7 @@ app.command("train", help=TRAIN_HELP, context_settings={"max_content_width": 110
 )
 def exploit_cmd(
     target: Annotated[str, typer.Option(help="the frozen target: ppo:PATH or a bot name")],
-    num_players: Annotated[int, typer.Option("--num-players", "-n", help="2 to 5")] = 2,
+    num_players: Annotated[int, typer.Option("--num-players", "-n", help="2, 3, 4 or 5")] = 2,
     steps: Annotated[int, typer.Option(help="best-response learner steps")] = 1_000_000,
     run_dir: Annotated[
         str | None, typer.Option(help="run directory (default runs/exploit/<time>)")

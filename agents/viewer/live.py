@@ -270,7 +270,7 @@ class LiveSessions:
             or not all(isinstance(x, str) and x.strip() for x in seats)
         ):
             raise ViewError(
-                "'seats' must list 2 to 5 player specs, one per seat, exactly one of them "
+                "'seats' must list 2, 3, 4 or 5 player specs, one per seat, exactly one of them "
                 f'{HUMAN!r}, e.g. ["human", "greedy", "planner"]',
                 allowed={"min": 2, "max": 5},
             )
