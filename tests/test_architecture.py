@@ -10,9 +10,17 @@ environments and build output excluded). Rules:
 5. Only ``agents/policy*.py`` and ``training/**`` import torch / stable_baselines3 /
    sb3_contrib at import time. Elsewhere they must be imported lazily (inside a function) or
    only under ``if TYPE_CHECKING:``.
+6. ``agents/`` in four layers (the lists below, one line each): the foundation imports only the
+   foundation; the players and bots never import the match harness or the applications; the
+   match harness never imports the applications; the applications sit on top. Every module of
+   ``agents/`` belongs to exactly one layer.
+7. No import cycles anywhere in the repository: the module -> module graph of every scanned
+   file's imports has no strongly connected component of more than one module. Imports under
+   ``if TYPE_CHECKING:`` never run and are left out of this graph (type hints may name a
+   class of a module that imports this one).
 
-Rules 1-4 count every import, lazy ones included: a lazy import is still a dependency.
-Dynamic imports (``importlib.import_module("...")``) are not seen by this scan.
+Rules 1-4, 6 and 7 count every import, lazy ones included: a lazy import is still a
+dependency. Dynamic imports (``importlib.import_module("...")``) are not seen by this scan.
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ import sys
 from collections.abc import Iterator
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -41,6 +50,67 @@ EXCLUDED_DIR_PATTERNS = (
 )
 
 HEAVY_PACKAGES = frozenset({"torch", "stable_baselines3", "sb3_contrib"})
+
+# The layers of agents/ (rule 6), lowest first; ``*`` matches the modules of a package.
+AGENT_LAYERS: dict[str, tuple[str, ...]] = {
+    "foundation": (
+        "agents",  # the package's docstring
+        "agents.base",  # the agent protocol
+        "agents.trust",  # what the user named: the grants of docs/TRUST.md
+        "agents.safeio",  # writing files safely
+        "agents.readfile",  # reading a named file: one ladder of errors
+        "agents.residual",  # the prior bonus
+        "agents.priors",  # the PriorSource a residual policy is handed
+        "agents.deals",  # deal seeds (the harness's deals, the fingerprint games' seats)
+    ),
+    "players": (
+        "agents.bots",  # the scripted bots
+        "agents.bots.*",
+        "agents.search",  # the flat Monte-Carlo player
+        "agents.policy",  # the network math and the checkpoint files; the ppo player
+        "agents.compat",  # policies of earlier env versions
+        "agents.leafeval",  # the network's answers at a search node
+        "agents.mcts",  # the search player
+        "agents.winchance",  # a value estimate read as a chance of winning
+        "agents.behaviour",  # the fingerprint games (handed a builder)
+        "agents.registry",  # player specs -> players, the prior bots of policies
+        "agents.policyfiles",  # policies by name: the shipped reference, the checkout's
+        "agents.fingerprint",  # a spec's fingerprint, built through the registry
+        "agents.timelimit",  # outside players under a time limit
+    ),
+    "harness": (
+        "agents.arena",  # seeded tournaments, one log row per game
+        "agents.evaluate",  # lastwill eval's tables
+        "agents.stats",  # ratings and paired tables
+        "agents.replay",  # replaying a logged game as text
+        "agents.gamelog",  # the one reader of game logs
+        "agents.workers",  # worker processes of a tournament
+        "agents.rowlog",  # append-only row logs
+        "agents.scalars",  # a training run's scalars
+        "agents.raystart",  # starting Ray for a tournament
+    ),
+    "apps": (
+        "agents.cli",  # the lastwill command
+        "agents.play",  # terminal play
+        "agents.viewer",  # the web viewer
+        "agents.viewer.*",
+    ),
+}
+# what each layer may not import (rule 6)
+LAYER_FORBIDS: dict[str, tuple[str, ...]] = {
+    "foundation": ("players", "harness", "apps"),
+    "players": ("harness", "apps"),
+    "harness": ("apps",),
+    "apps": (),
+}
+
+# Import cycles accepted on purpose (rule 7), each a sorted tuple of its modules with a reason.
+ALLOWED_CYCLES: frozenset[tuple[str, ...]] = frozenset(
+    {
+        # removed by the run-loop change (the trainers behind one run loop)
+        ("training.allseat_train", "training.exploit", "training.train"),
+    }
+)
 
 # (module, rule) pairs accepted on purpose. Each entry needs a reason in the comment beside it.
 ALLOWED_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
@@ -152,6 +222,116 @@ def check_source(module: str, source: str, is_package: bool = False) -> list[str
     return problems
 
 
+def agent_layer(module: str) -> str | None:
+    """The layer of an ``agents`` module (rule 6), ``None`` when no list names it."""
+    for layer, patterns in AGENT_LAYERS.items():
+        if any(fnmatch(module, pattern) for pattern in patterns):
+            return layer
+    return None
+
+
+def check_layers(module: str, source: str, is_package: bool = False) -> list[str]:
+    """Rule 6 for one module of ``agents``: one message per import of a forbidden layer."""
+    layer = agent_layer(module)
+    if layer is None:
+        return []
+    problems = []
+    for line, name, _ in iter_imports(ast.parse(source, filename=module), module, is_package):
+        if not _is_within(name, "agents"):
+            continue
+        # ``from agents.x import y``: y may be an attribute; the module is the longest prefix
+        target = next(
+            (
+                layer_of
+                for prefix in _prefixes(name)
+                if (layer_of := agent_layer(prefix)) is not None
+            ),
+            None,
+        )
+        if target in LAYER_FORBIDS[layer]:
+            problems.append(
+                f"{module}:{line}: [agents-layers] imports {name!r} ({target}); the {layer} "
+                f"layer never imports the {' or '.join(LAYER_FORBIDS[layer])} layer"
+            )
+    return problems
+
+
+def _prefixes(name: str) -> Iterator[str]:
+    """``a.b.c``, ``a.b``, ``a``: the longest first."""
+    parts = name.split(".")
+    for k in range(len(parts), 0, -1):
+        yield ".".join(parts[:k])
+
+
+def import_graph(sources: dict[str, tuple[str, bool]]) -> dict[str, set[str]]:
+    """Module -> the scanned modules it imports (lazy imports included), from ``{module:
+    (source, is_package)}``. ``from x import a`` counts as importing ``x.a`` when that is a
+    module, else ``x``."""
+    graph: dict[str, set[str]] = {m: set() for m in sources}
+    for module, (source, is_package) in sources.items():
+        tree = _without_type_checking(ast.parse(source, filename=module))
+        for _, name, _ in iter_imports(tree, module, is_package):
+            target = next((p for p in _prefixes(name) if p in sources), None)
+            if target is not None and target != module:
+                graph[module].add(target)
+    return graph
+
+
+class _DropTypeChecking(ast.NodeTransformer):
+    def visit_If(self, node: ast.If) -> Any:
+        if _is_type_checking_test(node.test):
+            return [self.visit(n) for n in node.orelse]
+        return self.generic_visit(node)
+
+
+def _without_type_checking(tree: ast.Module) -> ast.Module:
+    """``tree`` without the bodies of ``if TYPE_CHECKING:`` blocks (imports that never run)."""
+    return _DropTypeChecking().visit(tree)
+
+
+def import_cycles(graph: dict[str, set[str]]) -> list[tuple[str, ...]]:
+    """The strongly connected components of more than one module (Tarjan's algorithm,
+    iterative), each sorted; sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    found: list[tuple[str, ...]] = []
+    for root in sorted(graph):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(graph[root])))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(tuple(sorted(component)))
+    return sorted(found)
+
+
 def _excluded(path: Path) -> bool:
     return any(
         fnmatch(part, pattern) for part in path.parts[:-1] for pattern in EXCLUDED_DIR_PATTERNS
@@ -182,6 +362,27 @@ def test_repository_follows_import_arrows() -> None:
         for problem in check_source(module, path.read_text(encoding="utf-8"), is_package)
     ]
     assert not problems, "import arrows broken (see docs/DESIGN.md):\n" + "\n".join(problems)
+
+
+def test_every_agents_module_has_a_layer_and_keeps_to_it() -> None:
+    scanned = [(m, p, pk) for m, p, pk in repo_modules() if _is_within(m, "agents")]
+    assert len(scanned) > 20, scanned
+    unplaced = [m for m, _, _ in scanned if agent_layer(m) is None]
+    assert not unplaced, f"modules of agents/ in no layer (add each to AGENT_LAYERS): {unplaced}"
+    problems = [
+        problem
+        for module, path, is_package in scanned
+        for problem in check_layers(module, path.read_text(encoding="utf-8"), is_package)
+    ]
+    assert not problems, "agents/ layers broken:\n" + "\n".join(problems)
+
+
+def test_no_import_cycles_in_the_repository() -> None:
+    sources = {m: (p.read_text(encoding="utf-8"), pk) for m, p, pk in repo_modules()}
+    cycles = [c for c in import_cycles(import_graph(sources)) if c not in ALLOWED_CYCLES]
+    assert not cycles, "import cycles (lazy imports included):\n" + "\n".join(
+        " <-> ".join(c) for c in cycles
+    )
 
 
 # --- the checker itself can fail --------------------------------------------------------
@@ -246,6 +447,62 @@ def test_checker_reports_violation(module: str, source: str, rule: str) -> None:
 )
 def test_checker_accepts_allowed(module: str, source: str, is_package: bool) -> None:
     assert check_source(module, source, is_package) == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("agents.policy", "from .arena import play_game\n"),  # a player uses the harness
+        ("agents.bots.greedy", "def f():\n    from agents.cli import app\n"),  # lazily
+        ("agents.arena", "from .viewer.core import ViewError\n"),  # the harness, an app
+        ("agents.base", "from .registry import make_agent\n"),  # the foundation, a player
+        ("agents.registry", "from agents import evaluate\n"),
+    ],
+)
+def test_layer_checker_reports_violation(module: str, source: str) -> None:
+    problems = check_layers(module, source)
+    assert len(problems) == 1 and "[agents-layers]" in problems[0], problems
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("agents.cli", "from .arena import run_tournament\nfrom .viewer import server\n"),
+        ("agents.arena", "from .registry import make_agent\nfrom .base import BaseAgent\n"),
+        ("agents.policy", "from .priors import PriorSource\nfrom lastwill_env import engine\n"),
+        ("agents.viewer.core", "from ..play import PlayGame\n"),
+    ],
+)
+def test_layer_checker_accepts_allowed(module: str, source: str) -> None:
+    assert check_layers(module, source) == []
+
+
+def test_every_layer_list_names_distinct_modules() -> None:
+    listed = [p for patterns in AGENT_LAYERS.values() for p in patterns]
+    assert len(listed) == len(set(listed)), listed
+    assert agent_layer("agents.bots.racer") == "players"
+    assert agent_layer("agents.viewer.files") == "apps"
+    assert agent_layer("agents.nosuchmodule") is None
+
+
+def test_cycle_finder_finds_cycles_lazy_ones_included() -> None:
+    sources = {
+        "p": ("", True),
+        "p.a": ("def f():\n    import p.b\n", False),  # a lazy import
+        "p.b": ("from p.c import x\n", False),
+        "p.c": ("from .a import y\n", False),
+        "p.d": ("from p import a\n", False),  # into the cycle, not part of it
+        "p.e": (
+            "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from p.f import F\n",
+            False,
+        ),
+        "p.f": ("import p.e\n", False),  # p.e's import of p.f never runs: no cycle
+    }
+    graph = import_graph(sources)
+    assert graph["p.d"] == {"p.a"} and graph["p.e"] == set()
+    assert import_cycles(graph) == [("p.a", "p.b", "p.c")]
+    assert import_cycles({"x": {"y"}, "y": {"x"}, "z": {"z"}}) == [("x", "y")]
+    assert import_cycles({"x": {"y"}, "y": set()}) == []
 
 
 def test_relative_import_beyond_top_level_is_an_error() -> None:

@@ -71,68 +71,49 @@ from .actions import (
 )
 from .cards import CATALOGUE, COMPANIONS, DECKS, PROPERTY_TYPES
 from .config import GameConfig
-
-# ---------------------------------------------------------------------------------------------
-# Decision kinds (the pending decision of a state)
-KEEP_PHASE, BLOCK_PHASE, PLAN_PHASE, DRAW_PHASE, ERRAND_PHASE, MARKET_PHASE, UNKNOWN_PHASE = range(
-    7
-)
-(
-    TURN_PHASE,
-    OPTION_PHASE,
+from .tables import (  # noqa: F401 - re-exported: the rules' constants live there
     ADDON_PHASE,
     BALL_PHASE,
-    ROOM_PHASE,
-    WILD_PHASE,
+    BLOCK_PHASE,
     BREED_PHASE,
+    CARDS,
+    DECK_CODE,
+    DECK_OF,
     DISCARD_PHASE,
-) = range(7, 15)
-GAME_OVER = 15
-PHASE_NAMES = (
-    "keep starting cards",
-    "block a plan space",
-    "choose a plan",
-    "choose decks to draw from",
-    "place an errand boy",
-    "rearrange the market",
-    "draw an unknown card",
-    "action turn",
-    "choose a use option",
-    "event add-on",
-    "ball investment",
-    "make room",
-    "wild party",
-    "breeders fair",
-    "discard to hand limit",
-    "game over",
+    DRAW_PHASE,
+    ERRAND_PHASE,
+    FARM,
+    GAME_OVER,
+    K_COMPANION,
+    K_EVENT,
+    K_EXPENSE,
+    K_HELPER,
+    K_JOKER,
+    K_PROPERTY,
+    K_WILL,
+    KEEP_PHASE,
+    KIND,
+    MARKET_PHASE,
+    MAX_DECISIONS_PER_GAME,
+    NUM_CARDS,
+    NUM_PHASES,
+    NUM_ROUNDS,
+    OPTION_PHASE,
+    PHASE_NAMES,
+    PLAN_PHASE,
+    ROOM_PHASE,
+    SPECIAL,
+    TURN_PHASE,
+    UNKNOWN_PHASE,
+    WILD_PHASE,
 )
-NUM_PHASES = len(PHASE_NAMES)
-NUM_ROUNDS = 7
-NUM_CARDS = len(CATALOGUE.cards)
-MAX_DECISIONS_PER_GAME = 2500  # declared bound, checked by the random-playout tests
 
-CARDS = CATALOGUE.cards
+# ---------------------------------------------------------------------------------------------
+# Card data the rules read
 PLAYER_EXTENSION_SUPPLY = CATALOGUE.extensions
 _OPERA = CATALOGUE.opera_cost
 _HAND_LIMIT = CATALOGUE.hand_limit
-
-# Card kinds as small ints for the hot paths
-K_EVENT, K_EXPENSE, K_HELPER, K_PROPERTY, K_COMPANION, K_JOKER, K_WILL = range(7)
-_KIND_CODE = {
-    "event": K_EVENT,
-    "expense": K_EXPENSE,
-    "helper": K_HELPER,
-    "property": K_PROPERTY,
-    "companion": K_COMPANION,
-    "joker": K_JOKER,
-    "will": K_WILL,
-}
-KIND = tuple(_KIND_CODE[c.category] for c in CARDS)
-_DECK_CODE = {d: i for i, d in enumerate(DECKS)}
-_DECK_CODE.update({"special": 4, "joker": 5, "will": 6})
-DECK_OF = tuple(_DECK_CODE[c.deck] for c in CARDS)
-SPECIAL = 4
-FARM = 0
+_DECK_CODE = DECK_CODE
 COMPANION_IDS = tuple(tuple(c.id for c in CARDS if c.companion == t) for t in range(4))
 JOKER_IDS = tuple(c.id for c in CARDS if c.category == "joker")
 WILL_IDS = tuple(c.id for c in CARDS if c.category == "will")
@@ -336,7 +317,7 @@ class GameState:
         `seed` must be the one its `history` reaches from the deal of that seed (replayed);
         one with seed None (arranged with the builders, or determinized) is checked without."""
         from .config import ConfigError
-        from .validate import StateError, check_fields, check_state
+        from .validate import Rules, StateError, check_fields, check_state
 
         if not isinstance(data, dict) or "config" not in data:
             raise StateError("config", "a game state dict needs a 'config' entry (see to_dict)")
@@ -366,7 +347,7 @@ class GameState:
                 value = {k: v[:] if isinstance(v, list) else v for k, v in value.items()}
             setattr(s, name, value)
         s._legal = None
-        check_state(s)
+        check_state(s, Rules(new_game, apply_action, legal_actions, _results, IllegalActionError))
         return s
 
     def __eq__(self, other: object) -> bool:

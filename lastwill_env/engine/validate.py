@@ -25,12 +25,13 @@ printed set.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .actions import NUM_ACTIONS
 from .cards import CATALOGUE
 from .config import GameConfig
-from .game import (
+from .rng import MASK64
+from .tables import (
     ADDON_PHASE,
     BALL_PHASE,
     BLOCK_PHASE,
@@ -60,14 +61,21 @@ from .game import (
     TURN_PHASE,
     UNKNOWN_PHASE,
     WILD_PHASE,
-    GameState,
-    IllegalActionError,
-    _results,
-    apply_action,
-    legal_actions,
-    new_game,
 )
-from .rng import MASK64
+
+if TYPE_CHECKING:
+    from .game import GameState
+
+
+class Rules(NamedTuple):
+    """The rules a loaded state is checked against (`GameState.from_dict` passes the
+    engine's): handed in, so that this module and the rules do not import each other."""
+
+    new_game: Callable[[GameConfig, int], GameState]
+    apply_action: Callable[[GameState, int], None]
+    legal_actions: Callable[[GameState], list[int]]
+    results: Callable[[GameState], dict[str, Any]]
+    illegal: type[Exception]  # what apply_action raises for an action outside the legal set
 
 
 class StateError(ValueError):
@@ -506,11 +514,11 @@ def _known(s: GameState) -> str | None:
     return None
 
 
-def _results_match(s: GameState) -> str | None:
+def _results_match(s: GameState, rules: Rules) -> str | None:
     if s.results is None:
         return None
     try:
-        want = _results(s)
+        want = rules.results(s)
     except (KeyError, IndexError, TypeError) as e:
         return f"the final state cannot be scored ({type(e).__name__}: {e})"
     if s.results != want:
@@ -524,10 +532,7 @@ def _results_match(s: GameState) -> str | None:
 _replayed: list[tuple[GameConfig, int, list[int], GameState]] = []
 
 
-_STATE_FIELDS = tuple(k for k in GameState.__slots__ if k != "_legal")
-
-
-def _replay_from_deal(s: GameState) -> tuple[GameState, int | None]:
+def _replay_from_deal(s: GameState, rules: Rules) -> tuple[GameState, int | None]:
     """The state `s.history` reaches from the deal of `s.seed`, and the index of the first
     decision that is not legal there (None when every decision is)."""
     dealt, start = None, 0
@@ -537,28 +542,29 @@ def _replay_from_deal(s: GameState) -> tuple[GameState, int | None]:
         if cfg == s.cfg and seed == s.seed and k <= len(s.history) and s.history[:k] == done:
             dealt, start = state.clone(), k
     if dealt is None:
-        dealt = new_game(s.cfg, s.seed)
+        dealt = rules.new_game(s.cfg, s.seed)
     for i in range(start, len(s.history)):
         try:
-            apply_action(dealt, s.history[i])
-        except IllegalActionError:
+            rules.apply_action(dealt, s.history[i])
+        except rules.illegal:
             return dealt, i
     _replayed[:] = [(s.cfg, s.seed, list(s.history), dealt)]  # the caller only reads it
     return dealt, None
 
 
-def _history(s: GameState) -> str | None:
+def _history(s: GameState, rules: Rules) -> str | None:
     """The recorded decisions, played from the deal of `seed`, reach this very state. A state
     with seed null (arranged by hand or determinized) has no deal to replay from."""
     if s.seed is None:
         return None
-    dealt, bad = _replay_from_deal(s)
+    dealt, bad = _replay_from_deal(s, rules)
     if bad is not None:
         return (
             f"decision {bad} ({s.history[bad]}) is not legal in the game dealt by seed "
             f"{s.seed}; the history is not this game's"
         )
-    differ = [k for k in _STATE_FIELDS if getattr(s, k) != getattr(dealt, k)]
+    fields = [k for k in type(s).__slots__ if k != "_legal"]
+    differ = [k for k in fields if getattr(s, k) != getattr(dealt, k)]
     if differ:
         return (
             f"the {len(s.history)} recorded decisions from the deal of seed {s.seed} lead to "
@@ -567,11 +573,11 @@ def _history(s: GameState) -> str | None:
     return None
 
 
-def _legal(s: GameState) -> str | None:
+def _legal(s: GameState, rules: Rules) -> str | None:
     if s.phase == GAME_OVER:
         return None
     try:
-        legal = legal_actions(s)
+        legal = rules.legal_actions(s)
     except Exception as e:  # noqa: BLE001 - any failure means the state is inconsistent
         return f"'{PHASE_NAMES[s.phase]}' does not agree with the state ({type(e).__name__})"
     finally:
@@ -582,7 +588,7 @@ def _legal(s: GameState) -> str | None:
 
 
 # (field blamed, check), in order: a later check may rely on an earlier one. A check may also
-# return (field, problem) to blame another field.
+# return (field, problem) to blame another field. The last ones play the rules (`Rules`).
 RELATIONS: list[tuple[str, Callable[[GameState], Any]]] = [
     ("decks", _card_places),
     ("hidden", _hidden),
@@ -597,16 +603,20 @@ RELATIONS: list[tuple[str, Callable[[GameState], Any]]] = [
     ("order", _order),
     ("known", _known),
     ("phase", _phase),
+]
+RULE_RELATIONS: list[tuple[str, Callable[[GameState, Rules], Any]]] = [
     ("results", _results_match),
     ("phase", _legal),
     ("history", _history),
 ]
 
 
-def check_state(s: GameState) -> None:
-    """The relations of a built state (after `check_fields`)."""
-    for name, check in RELATIONS:
-        problem = check(s)
+def check_state(s: GameState, rules: Rules) -> None:
+    """The relations of a built state (after `check_fields`), the rules' own last."""
+    checks = [(name, check, ()) for name, check in RELATIONS]
+    checks += [(name, check, (rules,)) for name, check in RULE_RELATIONS]
+    for name, check, extra in checks:
+        problem = check(s, *extra)
         if isinstance(problem, tuple):
             name, problem = problem
         if problem:
