@@ -13,8 +13,9 @@ language:
   exists, and its flags must be in its own ``--help``. ``pip install`` of the lab must name
   extras that pyproject.toml declares; ``bash X.sh`` and ``cd DIR`` must name what exists. A
   repository path in any of them (``training/configs/quick.toml``, ``ppo:agents/...npz``) must
-  exist (outputs under ``runs/`` excepted). Other programs (``tensorboard``, ``ray``, ...) are
-  not checked.
+  exist (outputs under ``runs/`` excepted), and so must a policy named by its short name
+  (``ppo:reference``, ``mcts:policy=ref_v5``: a file in agents/policies/ or policies/). Other
+  programs (``tensorboard``, ``ray``, ...) are not checked.
 - ``python``: compiled, then run in a fresh process in a temporary folder (each must finish in
   a few seconds). A block right after the line ``<!-- not run: REASON -->`` is only compiled;
   those blocks are counted (``EXPECTED_NOT_RUN``) so that none slips in unnoticed.
@@ -53,6 +54,9 @@ REPO_PATH = re.compile(
     r"(?:^|(?<=[:=,@]))((?:agents|training|docs|benchmarks|examples|notebooks|lastwill_env"
     r"|tests|policies)/[\w./-]*\.\w+)"
 )
+# A policy by name (`ppo:reference`, `mcts:policy=ref_v5`): one of the lab's policy files.
+POLICY_NAME = re.compile(r"(?:ppo:|mcts:(?:[^,:]+:)*policy=)([A-Za-z][\w-]*)(?=$|[:,@])")
+POLICY_DIRS = ("agents/policies", "policies")
 OPERATORS = {"&&", "||", ";", "|", "&"}
 REDIRECTS = {">", ">>", "<", "2>", "&>"}
 FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z][\w-]*)")
@@ -184,6 +188,9 @@ def _repo_paths(words: list[str], cwd: Path) -> list[str]:
             name = m.group(1)
             if not ((cwd / name).exists() or (ROOT / name).exists()):
                 problems.append(f"{name} does not exist")
+        for m in POLICY_NAME.finditer(w):
+            if not any((ROOT / d / f"{m.group(1)}.npz").is_file() for d in POLICY_DIRS):
+                problems.append(f"no policy named {m.group(1)!r} in {' or '.join(POLICY_DIRS)}")
     return problems
 
 
@@ -423,6 +430,7 @@ MADE_UP = """\
 ```bash
 lastwill arena --players greedy,random --num-players 2 --games 4   # fine
 lastwill arena --playres greedy,random -g 4
+lastwill arena -p ppo:reference,ppo:no_such_policy,mcts:sims=8:policy=reference,mc:policy=greedy
 lastwill arenna -p greedy,random
 lastwill train --config training/configs/no_such.toml \\
     --total-steps 10
@@ -450,12 +458,13 @@ def test_the_checker_reports_what_does_not_exist() -> None:
     found = blocks(MADE_UP, "a made-up page")
     assert [(b.lang, b.line, b.not_run) for b in found] == [
         ("bash", 3, None),
-        ("console", 16, None),
-        ("python", 23, "needs a long training run"),
+        ("console", 17, None),
+        ("python", 24, "needs a long training run"),
     ]
     problems = [p for b in found[:2] for _, c in command_lines(b) for p in check_command(c)]
     assert problems == [
         "`lastwill arena --playres`: arena has no such flag",
+        "no policy named 'no_such_policy' in agents/policies or policies",
         "`lastwill arenna`: no such command (there are arena, eval, expert, exploit, play, "
         "replay, train, view)",
         "training/configs/no_such.toml does not exist",
