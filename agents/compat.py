@@ -16,7 +16,7 @@ before wherever v0 had the same decision:
 
 ``python -m agents.compat convert-v0 IN.npz OUT.npz`` writes the v1 weights and a v1 sidecar
 (which records the v0 sidecar under ``converted_from``). The first shipped reference was
-converted this way into ``agents/policies/ref_v1.npz``.
+converted this way into ``policies/ref_v1.npz``.
 """
 
 from __future__ import annotations

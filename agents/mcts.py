@@ -1,9 +1,9 @@
 """The search player (`mcts`): determinized PUCT over a trained policy's priors and critic.
 
 `mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:temp=F]` plays the checkpoint at PATH (a `.npz`
-with its critic, e.g. agents/policies/reference.npz) with a search at every decision that has
-more than one legal action (a forced move is played at once). Single-observer
-information-set MCTS with AlphaZero's selection rule:
+with its critic, or a policy name such as `reference`, `agents.policyfiles`) with a search at
+every decision that has more than one legal action (a forced move is played at once).
+Single-observer information-set MCTS with AlphaZero's selection rule:
 
 - Each simulation samples a determinization of the player's own `PlayerView`
   (`lastwill_env.engine.determinize`: the hidden cards re-dealt from what the seat cannot see,
@@ -102,8 +102,7 @@ class MCTSAgent(BaseAgent):
         super().__init__(seed)
         if not policy or not isinstance(policy, str):
             raise ValueError(
-                "mcts needs a policy with its critic: mcts:policy=PATH "
-                "(e.g. mcts:policy=agents/policies/reference.npz)"
+                "mcts needs a policy with its critic: mcts:policy=PATH (e.g. mcts:policy=reference)"
             )
         if sims is None and ms is None:
             sims = DEFAULT_SIMS

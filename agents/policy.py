@@ -39,8 +39,8 @@ import numpy as np
 from lastwill_env.encoding import OBS_SIZE, encode_observation_sparse
 from lastwill_env.engine import NUM_ACTIONS, PlayerView
 
+from . import policyfiles, trust
 from . import priors as prior_sources
-from . import trust
 from .base import BaseAgent
 from .priors import PriorError, PriorSource
 from .readfile import read_json
@@ -512,8 +512,12 @@ def load_policy(
     `CheckpointError`. With ``need_value``, a `.npz` written without the critic is completed
     from the `.zip` beside it when there is one and it may be read (importing torch then);
     otherwise the policy has no critic (``has_value`` is false). ``prior_bots``: where a policy
-    over a prior gets its bot (`NumpyPolicy`)."""
-    path = Path(path)
+    over a prior gets its bot (`NumpyPolicy`). ``path`` may be a policy name such as
+    ``reference`` (`agents.policyfiles`)."""
+    try:
+        path = Path(policyfiles.resolve(str(path)))
+    except policyfiles.PolicyNameError as e:
+        raise CheckpointError(str(e)) from None
     allow = allow_pickle or trust.allows_pickle(path.with_suffix(".zip"))
     try:
         key = (str(path.resolve()), path.stat().st_mtime, check, need_value, allow, prior_bots)
@@ -555,7 +559,7 @@ def _load_policy(
     if not path.exists():
         raise CheckpointError(
             f"checkpoint {path} does not exist (expected a .zip or .npz written by "
-            f"`lastwill train`, e.g. agents/policies/reference.npz)"
+            f"`lastwill train`, or a policy name: {', '.join(policyfiles.known_names())})"
         )
     if path.suffix not in (".zip", ".npz"):
         raise CheckpointError(f"checkpoint {path} must be a .zip or .npz file")

@@ -575,7 +575,7 @@ def _load_builtin() -> None:
         "mcts",
         _mcts_agent,
         "determinized PUCT search over a policy's priors and critic (agents/mcts.py)",
-        "policy=PATH to a .npz with its critic (required, e.g. agents/policies/reference.npz); "
+        "policy=NAME or PATH of a .npz with its critic (required, e.g. policy=reference); "
         "sims=INT simulations per decision (1-1000000; 64 when ms is not given); ms=FLOAT "
         "milliseconds per decision (whichever of the two ends first); c_puct=FLOAT (default "
         "1.5); temp=FLOAT (0, the default, plays the most visited move)",
@@ -585,8 +585,9 @@ def _load_builtin() -> None:
         _ppo_agent,
         "a trained MaskablePPO checkpoint (a .zip without its .npz loads only when typed "
         "on the command line: it is a pickle)",
-        "PATH to a .zip/.npz checkpoint with its .json sidecar; append :sample to sample "
-        "instead of arg-max, e.g. ppo:agents/policies/reference.npz",
+        "NAME (reference; ref_v1 ... ref_v6 in a checkout, policies/INDEX.md) or PATH to a "
+        ".zip/.npz checkpoint with its .json sidecar; append :sample to sample instead of "
+        "arg-max, e.g. ppo:reference",
     )
     for name in _BUILTIN_NAMES:
         _REGISTRY[name] = replace(_REGISTRY[name], origin="built-in")
@@ -598,7 +599,9 @@ def _ppo_agent(path: str = "", seed: int | None = None):
     from .policy import PolicyAgent
 
     if not path:
-        raise PlayerSpecError("ppo needs a checkpoint path: ppo:PATH (e.g. ppo:run/best.npz)")
+        raise PlayerSpecError(
+            "ppo needs a policy: ppo:NAME or ppo:PATH (e.g. ppo:reference, ppo:run/best.npz)"
+        )
     path, mode = ppo_path(path)
     return PolicyAgent(path, mode=mode, seed=seed, prior_bots=PRIORS)
 

@@ -116,7 +116,7 @@ def test_bad_specs_are_refused(spec, message):
     with pytest.raises(PlayerSpecError) as e:
         make_agent(spec)
     assert message in str(e.value)
-    assert "mcts takes: policy=PATH" in str(e.value)
+    assert "mcts takes: policy=NAME or PATH" in str(e.value)
 
 
 def test_bad_spec_on_the_command_line_exits_2():

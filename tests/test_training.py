@@ -472,7 +472,7 @@ def test_shipped_reference_policy_matches_this_lab_and_plays_legally() -> None:
     assert meta["step"] > 0 and meta["config"]
     assert (policy.prior, meta["config"]["run_dir"]) == ("sprinter", "runs/train/reverse_stage")
     assert meta["config"]["p_bot_seat"] > 0
-    older, _ = load_policy(root / "agents/policies/ref_v6.npz")  # the stage without them
+    older, _ = load_policy(root / "policies/ref_v6.npz")  # the stage without them
     assert older.prior == "sprinter" and not np.array_equal(older.weights[0], policy.weights[0])
     for n in (2, 3, 4, 5):
         row = play_game([f"ppo:{path}"] + ["planner"] * (n - 1), GameConfig(num_players=n), 7)

@@ -576,7 +576,13 @@ def resolve_checkpoint(path: str, log_dir: Path | None) -> Path:
     the lab is installed), an absolute path likewise, and only if the file found lies inside
     one of those folders. A log is data (docs/TRUST.md): a path elsewhere, directly or through
     ``..`` or a link, gets the same answer
-    as a missing file, so no answer tells whether a file outside exists."""
+    as a missing file, so no answer tells whether a file outside exists. A policy name
+    (``ppo:reference``) is the lab's own file (`agents.policyfiles.lab_file`)."""
+    from ..policyfiles import lab_file
+
+    named = lab_file(path) if len(path) <= 4096 else None
+    if named is not None:
+        return named
     p = Path(path)
     roots = [Path.cwd()]
     if log_dir is not None:
