@@ -8,8 +8,8 @@ it is. Names resolve to files of the lab only, so they are as trusted as the lab
 - ``reference`` is the policy shipped inside the package (`SHIPPED`, ``agents/policies/``): it
   plays from any directory, wherever the lab is installed;
 - the earlier policies (``ref_v1`` ... ``ref_v6``) live in ``policies/`` of a source checkout
-  (`CHECKOUT`, with ``INDEX.md`` and ``index.json``): an editable install finds them; an
-  installed wheel has the reference only, and naming another says so.
+  (`CHECKOUT`, with ``policies/INDEX.md`` and ``index.json``): an editable install finds
+  them; an installed wheel has the reference only, and naming another says so.
 
 Paths written before the earlier policies left the package: ``agents/policies/reference.npz``
 (relative to any directory) still finds the shipped file; ``agents/policies/ref_v5.npz`` and

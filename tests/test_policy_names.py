@@ -54,7 +54,7 @@ def test_an_unknown_name_lists_the_known_ones(tmp_path: Path, monkeypatch):
     with pytest.raises(PlayerSpecError, match="unknown policy name 'ref_v99'; known names: "
                        "reference, ref_v1") as e:  # fmt: skip
         make_agent("ppo:ref_v99")
-    assert "INDEX.md" in str(e.value)
+    assert "policies/INDEX.md" in str(e.value)
 
 
 def test_an_old_path_of_a_moved_policy_names_its_new_form(tmp_path: Path, monkeypatch):
@@ -113,7 +113,7 @@ def test_the_index_lists_every_policy_with_its_sidecars_step():
         side = json.loads((ROOT / row["file"]).with_suffix(".json").read_text(encoding="utf-8"))
         assert (row["step"], row["env_version"]) == (side["step"], side["env_version"]), name
         assert row["spec"] == f"ppo:{name}" and row["recipe"] and row["commit"]
-    text = (ROOT / "policies" / "INDEX.md").read_text(encoding="utf-8")
+    text = (ROOT / "policies/INDEX.md").read_text(encoding="utf-8")
     assert all(f"`{name}`" in text for name in rows)
 
 
