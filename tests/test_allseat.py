@@ -1,4 +1,4 @@
-"""All-seat self-play (training/allseat/, training/allseat_train.py).
+"""All-seat self-play (training/allseat/).
 
 Per-seat trajectories hold only that seat's decisions and its own terminal reward; GAE never
 crosses seats; masks stored at collection are applied in the update; a tiny run writes eval
@@ -230,7 +230,7 @@ def test_kickstarting_records_the_teachers_choices_and_pulls_the_policy_towards_
     with only the kickstarting term (PPO terms off) raise the teacher's choices' probability,
     and the weight decays linearly to 0."""
     from agents.registry import make_agent
-    from training.allseat_train import kickstart_weight
+    from training.allseat.loop import kickstart_weight
 
     cfg = _cfg(kickstart_teacher="greedy", kickstart_coef=1.0, kickstart_steps=1000)
     assert [kickstart_weight(cfg, s) for s in (0, 500, 1000, 5000)] == [1.0, 0.5, 0.0, 0.0]
@@ -397,7 +397,7 @@ def test_a_second_stage_starts_from_the_run_directory_of_the_first(tmp_path: Pat
     """`init_policy` naming a run directory starts from that run's last checkpoint (what
     `state.json` names), so a two-stage recipe need not know the first stage's final step."""
     from agents.policy import load_policy
-    from training.allseat_train import init_policy_path
+    from training.allseat.loop import init_policy_path
     from training.rundir import TrainError
 
     first = tmp_path / "first"

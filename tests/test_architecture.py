@@ -105,12 +105,7 @@ LAYER_FORBIDS: dict[str, tuple[str, ...]] = {
 }
 
 # Import cycles accepted on purpose (rule 7), each a sorted tuple of its modules with a reason.
-ALLOWED_CYCLES: frozenset[tuple[str, ...]] = frozenset(
-    {
-        # removed by the run-loop change (the trainers behind one run loop)
-        ("training.allseat_train", "training.exploit", "training.train"),
-    }
-)
+ALLOWED_CYCLES: frozenset[tuple[str, ...]] = frozenset(set())
 
 # (module, rule) pairs accepted on purpose. Each entry needs a reason in the comment beside it.
 ALLOWED_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(

@@ -84,7 +84,7 @@ def test_the_changelogs_latest_release_is_the_package_version():
 def test_a_freshly_written_all_seat_checkpoint_records_the_lab_version(tmp_path):
     pytest.importorskip("torch")
     from training.allseat import build_model, make_optimizer
-    from training.allseat_train import save_checkpoint
+    from training.allseat.loop import save_checkpoint
     from training.config import TrainConfig
 
     cfg = TrainConfig(mode="all_seat", net_arch=[8], num_players=[2], player_weights=[1.0])

@@ -6,11 +6,15 @@ more than one legal action becomes a sample: the teacher seat's observation (exa
 env gives the learner), its legal-action mask, the action taken, and the seat's discounted final
 reward as the value target. The MaskablePPO policy is then fitted by masked cross-entropy on the
 actions plus a value regression, for `bc_epochs` passes. PPO starts from there.
+
+`warm_start` is the whole step as a trainer runs it (collect, fit, report through the run's
+progress display); the fit it returns is recorded in state.json under "bc".
 """
 
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -129,3 +133,17 @@ def pretrain(
         "bc_accuracy": acc,
         "bc_nll": nll,
     }
+
+
+def warm_start(model: Any, cfg: TrainConfig, progress: Any) -> dict[str, Any]:
+    """Behaviour cloning of `bc_teacher` into `model` (anything with a `policy` that
+    `pretrain` fits); its fit, for state.json and TensorBoard. `progress` is the run's
+    `training.progress.TrainProgress`."""
+    t0 = time.perf_counter()
+    progress.bc_collect(cfg.bc_teacher, cfg.bc_games)
+    data = collect(cfg, cfg.bc_games, cfg.seed, on_game=progress.advance)
+    progress.bc_collected(len(data["actions"]), time.perf_counter() - t0)
+    progress.bc_fit(cfg.bc_epochs)
+    fit = pretrain(model, data, cfg.bc_epochs, cfg.seed, on_epoch=progress.advance)
+    progress.bc_done(fit)
+    return {"teacher": cfg.bc_teacher, **fit, "seconds": round(time.perf_counter() - t0, 1)}

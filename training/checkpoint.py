@@ -3,7 +3,7 @@
 A checkpoint `NAME` is a set of companions beside one JSON sidecar:
 
     NAME.zip    the SB3 model (weights, optimizer state, schedule), for resuming
-    NAME.pt     or, from the all-seat trainer, its learner state (`training.allseat_train`)
+    NAME.pt     or, from the all-seat trainer, its learner state (`training.allseat.loop`)
     NAME.npz    the policy's weights as plain arrays (`agents.policy.NumpyPolicy`), for playing
     NAME.json   the sidecar: env name and version, action-table hash, observation size and
                 action count (`agents.policy.env_signature`), the lab's version

@@ -2,8 +2,10 @@
 written atomically.
 
 `check_new_run` refuses a `--run-dir` that is a file, cannot be created or written, or already
-holds a run. `load_state` and `load_pool` read `state.json` and `pool.json` of a run to resume
-and refuse a damaged file (not JSON, a missing entry, a value of the wrong type) with a
+holds a run (its `state.json`, written as soon as a run starts) unless `force`; `clear_run`
+then removes that run's own files (the names of the run layout, nothing else) so a new run
+starts in its place. `load_state` and `load_pool` read `state.json` and `pool.json` of a run
+to resume and refuse a damaged file (not JSON, a missing entry, a value of the wrong type) with a
 `TrainError` naming the file and the entry. `resume_checkpoint` verifies the checkpoint the
 state names (`training.checkpoint.load_checkpoint`), and `resume_config` rebuilds the run's
 configuration and refuses settings given with `--resume` that differ from the run's: a resumed
@@ -14,6 +16,7 @@ run keeps its settings; only `total_steps` (to extend it) and `progress` may cha
 from __future__ import annotations
 
 import json
+import shutil
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -30,6 +33,9 @@ POOL = "pool.json"
 CONFIG = "config.json"
 # settings a resumed run may change; any other setting given with --resume must equal the run's
 RESUME_MAY_CHANGE = ("run_dir", "total_steps", "progress")
+# what a run writes in its directory: `clear_run` removes these and nothing else
+RUN_FILES = (POOL, CONFIG, "progress.jsonl", STATE)  # state.json last: see clear_run
+RUN_FOLDERS = ("tb", "checkpoints", "snapshots", "eval", "exploiters", "rllib", "rllib.tmp")
 
 
 class TrainError(RuntimeError):
@@ -41,20 +47,44 @@ def rel(path: Path, run: Path) -> str:
     return str(path.relative_to(run))
 
 
-def check_new_run(run: str | Path) -> Path:
+def check_new_run(run: str | Path, force: bool = False) -> Path:
     """A fresh run may start in `run`: a writable directory (or one that can be made) that
-    holds no run yet."""
+    holds no run yet, or with `force` one whose run is to be replaced (`clear_run`)."""
     run = Path(run)
     try:
         check_directory(run)
     except DestinationError as e:
         raise TrainError(f"--run-dir: {e}") from None
-    if (run / STATE).exists():
+    if (run / STATE).exists() and not force:
         raise TrainError(
-            f"{run} already holds a run ({STATE}); use --resume to continue it or "
-            f"choose another --run-dir"
+            f"{run} already holds a run ({STATE}); use --resume to continue it, --force to "
+            f"start a new run in its place (the old run's files are removed), or choose "
+            f"another --run-dir"
         )
     return run
+
+
+def clear_run(run: str | Path) -> list[str]:
+    """Remove the files of the run in `run` (those of the run layout: `RUN_FILES`,
+    `RUN_FOLDERS`, `best.*`), for a new run started there with `--force`; other files are
+    left alone, and a directory that holds no run (no state.json) is not touched. Returns the
+    names removed. The caller holds the run's lock."""
+    run = Path(run)
+    if not (run / STATE).is_file():
+        return []
+    removed = []
+    for name in RUN_FOLDERS:
+        if (run / name).is_dir() and not (run / name).is_symlink():
+            shutil.rmtree(run / name)
+            removed.append(name + "/")
+    best = sorted(p.name for p in run.glob("best.*") if p.is_file())
+    # state.json goes last: a clearing interrupted part-way still holds a run, which a second
+    # --force clears (and --resume refuses as damaged, naming what is missing)
+    for name in (*best, *RUN_FILES):
+        if (run / name).is_file() or (run / name).is_symlink():
+            (run / name).unlink()
+            removed.append(name)
+    return removed
 
 
 def new_state(cfg: TrainConfig) -> dict[str, Any]:

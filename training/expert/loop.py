@@ -151,7 +151,7 @@ def _ckpt(run: Path, it: int) -> Path:
 
 
 def _save(run: Path, it: int, model, opt, tcfg, cfg: ExpertConfig) -> Path:
-    from training.allseat_train import save_checkpoint
+    from training.allseat.loop import save_checkpoint
 
     path = _ckpt(run, it)
     path.parent.mkdir(parents=True, exist_ok=True)
