@@ -21,8 +21,8 @@ runner = CliRunner()
 def seen(monkeypatch):
     got = {}
 
-    def fake_train(cfg, resume=False, notify=None):
-        got["cfg"], got["resume"] = cfg, resume
+    def fake_train(cfg, resume=False, notify=None, force=False):
+        got["cfg"], got["resume"], got["force"] = cfg, resume, force
         return {"step": cfg.total_steps, "checkpoint": "checkpoints/step_1.zip", "best": None}
 
     def fake_resume_config(run_dir, total_steps=None, given=None):
@@ -88,6 +88,7 @@ def test_flags_override_the_config_file(seen, tmp_path):
         (["--eval-num-players", "7"], "eval_num_players"),
         (["--gamma", "2"], "from 0 to 1"),
         (["--resume"], "--resume needs --run-dir"),
+        (["--resume", "--force", "--run-dir", "r"], "give one of them"),
         # settings given with --resume that differ from the run's: tests/test_bad_input.py
     ],
 )
@@ -114,3 +115,9 @@ def test_version():
     import lastwill_env
 
     assert res.output.startswith("lastwill-lab ") and lastwill_env.ENV_NAME in res.output
+
+
+def test_force_reaches_the_trainer(seen, tmp_path):
+    res = runner.invoke(app, ["train", "--run-dir", str(tmp_path / "r"), "--force"])
+    assert res.exit_code == 0, res.output
+    assert seen["force"] is True and seen["resume"] is False

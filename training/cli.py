@@ -178,6 +178,7 @@ def train_cmd(**options: Any) -> None:
 
     config: Path | None = options.pop("config")
     resume: bool = options.pop("resume")
+    force: bool = options.pop("force")
     backend: str = options.pop("backend")
     ray_address: str | None = options.pop("ray_address")
     env_runners: int | None = options.pop("env_runners")
@@ -185,10 +186,15 @@ def train_cmd(**options: Any) -> None:
     overrides = {k: (_parse(k, v) if isinstance(v, str) else v) for k, v in given.items()}
     if backend not in ("lab", "rllib"):
         fail(f"--backend {backend!r} is not allowed; choose lab or rllib")
+    if resume and force:
+        fail(
+            "--resume continues the run in --run-dir and --force starts a new one in its place; "
+            "give one of them"
+        )
     if backend == "rllib":
         from .rllib_backend import run_cli
 
-        run_cli(config, overrides, resume, ray_address, env_runners)
+        run_cli(config, overrides, resume, ray_address, env_runners, force)
         return
     if ray_address is not None or env_runners is not None:
         fail("--ray-address and --env-runners are settings of --backend rllib")
@@ -205,7 +211,7 @@ def train_cmd(**options: Any) -> None:
             cfg.progress = given["progress"]
         else:
             cfg = load_config(config, **overrides)
-        state = train(cfg, resume=resume, notify=note)
+        state = train(cfg, resume=resume, notify=note, force=force)
     except (TrainConfigError, TrainError) as e:
         fail(str(e))
     best = state.get("best")
@@ -286,6 +292,20 @@ train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
                     "--resume",
                     help="continue the run in --run-dir where it stopped, with its own settings "
                     "(--total-steps extends it; any other setting that differs is refused)",
+                ),
+            ],
+        ),
+        inspect.Parameter(
+            "force",
+            inspect.Parameter.KEYWORD_ONLY,
+            default=False,
+            annotation=Annotated[
+                bool,
+                typer.Option(
+                    "--force",
+                    help="start a new run in a --run-dir that holds one: the old run's files "
+                    "(state, checkpoints, snapshots, best.*, evaluations, TensorBoard logs) are "
+                    "removed first; other files are left alone",
                 ),
             ],
         ),

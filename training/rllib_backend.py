@@ -18,10 +18,14 @@ decisions of any seat), `n_steps * n_envs` (samples per iteration,
 MLP of the actor and of the critic, separate), `num_players`, `player_weights`, `reward`,
 `seed`, and the evaluation and checkpoint settings. `bc_teacher` and `shaping` are refused.
 
-Checkpoints are exported to the lab's format (`agents.policy.save_policy`): the actor
-(encoder layers + the linear policy head) as `NAME.npz` with its `NAME.json` sidecar, so
-`ppo:PATH`, the arena, `training.train.evaluate` and the opponent pool play it unchanged.
-Run directory:
+The run goes through the lab's run loop (`training.runloop`), like the lab's trainers: the
+refusal of a used run directory (`--force` replaces the run there), `--resume`, the schedule,
+the evaluation against the panel, the rule of `best.*` and fsynced writes. Checkpoints are
+exported to the lab's format: the actor (encoder layers + the linear policy head) as
+`NAME.npz` with its `NAME.json` sidecar (`training.checkpoint`), so `ppo:PATH`, the arena, the
+evaluation and the opponent pool play it unchanged; beside each, `NAME.rllib/` is RLlib's own
+checkpoint of the Algorithm, which `--resume` restores (the ones the state no longer names are
+removed). Run directory:
 
     config.json, state.json      settings (with the RLlib ones), step, checkpoint, best, evals
     progress.jsonl               one line per iteration: env steps, samples/s overall
@@ -32,8 +36,8 @@ Run directory:
                                  and the lab trainer's evaluation scalars, layout and HParams
                                  (`training.tblog`: sub-runs vs_<bot>/ and chance/; evaluated
                                  at step 0, every eval_every steps and at the end)
-    checkpoints/step_N.{npz,json}   exported policies
-    best.{npz,json}              best by mean win rate against the evaluation panel
+    checkpoints/step_N.{npz,json}   exported policies (step_N.rllib/: RLlib's, for --resume)
+    best.{npz,json}              best by evaluation score against the panel
     eval/step_N.jsonl            the evaluation games (arena rows)
     rllib/                       RLlib's own checkpoint of the last state (Algorithm)
 """
@@ -45,6 +49,7 @@ import os
 import shutil
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -55,10 +60,12 @@ import lastwill_env
 from agents.policy import CheckpointError, NumpyPolicy, save_policy
 from agents.raystart import init_ray
 
-from . import tblog
+from . import checkpoint as ckpt_io
 from .config import TrainConfig, TrainConfigError
-from .rundir import TrainError
-from .runlock import run_lock
+from .pool import PoolRegistry
+from .progress import TrainProgress
+from .rundir import TrainError, load_state, resume_config
+from .runloop import RunLoop, run
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -239,12 +246,6 @@ def export_rllib_checkpoint(
 # Training
 
 
-def _atomic_json(path: Path, data: Any) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=1))
-    tmp.replace(path)
-
-
 def _init_ray(settings: RLlibSettings) -> bool:
     """Connect to (or start) Ray, usage telemetry off unless the user set
     `RAY_USAGE_STATS_ENABLED` (`agents.raystart`); True when this call started it (and must
@@ -390,168 +391,184 @@ def _number(v: Any) -> float | None:
 
 
 def export_policy(algo: Any, path: Path, cfg: TrainConfig, step: int, kind: str) -> Path:
-    """The learner's current shared policy as `path` (.npz + .json)."""
+    """The learner's current shared policy as the checkpoint `path` (.npz + .json sidecar,
+    written as one unit and fsynced, `training.checkpoint.save_checkpoint`); returns the .npz."""
     weights = algo.learner_group.get_weights(module_ids=[MODULE_ID])[MODULE_ID]
     policy = numpy_policy_from_state(weights, cfg.activation)
-    return save_policy(
-        policy,
-        path,
-        extra={
-            "lab_version": lastwill_env.__version__,
-            "step": step,
-            "seed": cfg.seed,
-            "config": cfg.to_dict(),
-            "kind": kind,
-            "source": "rllib",
-        },
-    )
+    base = ckpt_io.checkpoint_base(path)
+    meta = ckpt_io.checkpoint_meta(step, cfg.seed, cfg.to_dict(), kind=kind, source="rllib")
+    ckpt_io.save_checkpoint(base, meta, {".npz": policy.write_npz})
+    return base.with_name(base.name + ".npz")
 
 
-def train_rllib(cfg: TrainConfig, settings: RLlibSettings) -> dict[str, Any]:
-    """Run RLlib PPO self-play for `cfg.total_steps` env steps; returns the final state. The
-    run directory is locked for the run (`training.runlock`)."""
+def algorithm_path(checkpoint: Path) -> Path:
+    """RLlib's own checkpoint (the Algorithm: learner, optimizer, env runners) beside the lab
+    checkpoint `checkpoint`: `step_N.rllib/`, what `--resume` restores."""
+    base = ckpt_io.checkpoint_base(checkpoint)
+    return base.with_name(base.name + ".rllib")
+
+
+def save_algorithm(algo: Any, dst: Path) -> None:
+    """`algo.save_to_path` into a temporary directory, renamed to `dst` (an earlier `dst` is
+    replaced), so `dst` is always a whole checkpoint."""
+    tmp = dst.with_name(dst.name + ".tmp")
+    if tmp.exists():
+        shutil.rmtree(tmp)
+    algo.save_to_path(str(tmp.resolve()))
+    if dst.exists():
+        shutil.rmtree(dst)
+    tmp.replace(dst)
+
+
+def train_rllib(
+    cfg: TrainConfig,
+    settings: RLlibSettings,
+    resume: bool = False,
+    notify: Callable[[str], None] | None = None,
+    force: bool = False,
+) -> dict[str, Any]:
+    """Run RLlib PPO self-play for `cfg.total_steps` env steps through the run loop
+    (`training.runloop.run`: the run directory, its lock, the schedule, `best.*`, resume);
+    returns the final state."""
     check_supported(cfg)
-    run = Path(cfg.run_dir)
-    _refuse_a_run(run)
-    with run_lock(run, lambda text: print(text, file=sys.stderr)):
-        _refuse_a_run(run)  # again, under the lock
-        return _train_rllib(cfg, settings, run)
+    return run(cfg, RLlibTrainer(cfg, settings), resume, notify, force)
 
 
-def _refuse_a_run(run: Path) -> None:
-    if (run / "state.json").exists():
-        raise RLlibBackendError(
-            f"{run} already holds a run (state.json); choose another --run-dir "
-            f"(the rllib backend does not resume runs)"
-        )
+class RLlibTrainer:
+    """RLlib PPO's hooks of the run loop (`training.runloop.Trainer`)."""
 
+    label = "training (rllib)"
+    checkpoint_suffix = ".npz"
+    suffix = ".npz"
+    uses_pool = False  # every seat is the learner
+    league_rng = None
 
-def _train_rllib(cfg: TrainConfig, settings: RLlibSettings, run: Path) -> dict[str, Any]:
-    """The run of `train_rllib` in the locked directory `run`."""
-    state_file = run / "state.json"
-    settings_dict = asdict(settings)
-    _atomic_json(run / "config.json", {**cfg.to_dict(), "backend": "rllib", "rllib": settings_dict})
-    state: dict[str, Any] = {
-        "backend": "rllib",
-        "step": 0,
-        "checkpoint": None,
-        "config": cfg.to_dict(),
-        "rllib": settings_dict,
-        "best": None,
-        "evals": [],
-    }
-    started = _init_ray(settings)
-    writer = board = None
-    algo = None
-    try:
+    def __init__(self, cfg: TrainConfig, settings: RLlibSettings) -> None:
+        self.cfg = cfg
+        self.settings_ = settings
+        self.run_dir = Path(cfg.run_dir)
+        self.algo: Any = None
+        self.writer: Any = None
+        self.loop: RunLoop | None = None
+        self.started_ray = False
+        self.train_seconds = 0.0
+        self.t_start = time.perf_counter()
+        self.start_step = 0
+
+    def settings(self) -> dict[str, Any]:
+        return {"backend": "rllib", "rllib": asdict(self.settings_)}
+
+    def build(self, loop: RunLoop, checkpoint: Path | None) -> None:
+        self.loop = loop
+        if checkpoint is not None and not algorithm_path(checkpoint).is_dir():
+            raise TrainError(
+                f"cannot resume {self.run_dir}: RLlib's checkpoint {algorithm_path(checkpoint)} "
+                f"of {checkpoint.name} does not exist; the run directory is damaged"
+            )
+        self.started_ray = _init_ray(self.settings_)
+        self.algo = build_algorithm(self.cfg, self.settings_)
+        if checkpoint is not None:
+            try:
+                self.algo.restore_from_path(str(algorithm_path(checkpoint).resolve()))
+            except Exception as e:  # noqa: BLE001 - an unreadable RLlib checkpoint, reported once
+                raise TrainError(
+                    f"cannot resume {self.run_dir}: RLlib's checkpoint "
+                    f"{algorithm_path(checkpoint)} cannot be restored ({type(e).__name__}: {e})"
+                ) from None
+
+    def warm_start(self, progress: TrainProgress) -> dict[str, Any]:
+        raise TrainConfigError("bc_teacher is not supported by the rllib backend")
+
+    def save(self, path: Path, step: int, kind: str) -> None:
+        """The exported policy, and for a checkpoint RLlib's own beside it; RLlib's
+        checkpoints other than this one and the one state.json names are removed."""
+        export_policy(self.algo, path, self.cfg, step, kind)
+        if kind != "checkpoint":
+            return
+        save_algorithm(self.algo, algorithm_path(path))
+        assert self.loop is not None
+        named = self.loop.state.get("checkpoint")
+        keep = {algorithm_path(path)} | ({algorithm_path(self.run_dir / named)} if named else set())
+        for old in path.parent.glob("*.rllib"):
+            if old not in keep and old.is_dir():
+                shutil.rmtree(old)
+
+    def set_pool(self, registry: PoolRegistry) -> None:
+        pass
+
+    def train(self, loop: RunLoop) -> int:
         from torch.utils.tensorboard import SummaryWriter
 
-        writer = SummaryWriter(str(run / "tb" / "RLlib_1"))
-        board = tblog.EvalBoard(writer)  # the evaluation's per-bot sub-runs
-        tblog.start_run(writer, cfg, state, 0)
-        algo = build_algorithm(cfg, settings)
-        _evaluate(algo, run, cfg, state, 0, board)  # the start, before the first update
-        next_eval, next_ckpt = cfg.eval_every, cfg.checkpoint_every
-        step = 0
-        train_seconds = 0.0
-        t_start = time.perf_counter()
-        progress = (run / "progress.jsonl").open("a")
-        while step < cfg.total_steps:
-            t0 = time.perf_counter()
-            result = algo.train()
-            dt = time.perf_counter() - t0
-            step = int(_get(result, "env_runners", "num_env_steps_sampled_lifetime"))
-            sampled = _get(result, "env_runners", "num_env_steps_sampled")
-            sample_s = _get(result, "timers", "env_runner_sampling_timer")
-            train_seconds += dt
-            line = {
-                "iteration": int(_get(result, "training_iteration")),
-                "step": step,
-                "seconds": round(dt, 3),
-                "sps": round(sampled / dt, 1) if dt > 0 else None,
-                # RLlib's (smoothed) sampling time of the iteration: rollout-only samples/s
-                "sample_seconds": round(sample_s, 3),
-                "rollout_sps": round(sampled / sample_s, 1) if sample_s > 0 else None,
-                "episodes": int(_get(result, "env_runners", "num_episodes")),
-                "episode_len_mean": _get(result, "env_runners", "episode_len_mean"),
-            }
-            progress.write(json.dumps(line) + "\n")
-            progress.flush()
-            writer.add_scalar("time/fps", line["sps"] or 0.0, step)
-            writer.add_scalar("time/sps", line["rollout_sps"] or 0.0, step)
-            writer.add_scalar("rollout/ep_len_mean", line["episode_len_mean"], step)
-            for tag, value in result_scalars(result).items():
-                writer.add_scalar(tag, value, step)
-            if cfg.progress:
-                print(
-                    f"rllib iteration {line['iteration']}: {step}/{cfg.total_steps} steps, "
-                    f"{line['sps']} samples/s",
-                    file=sys.stderr,
-                )
-            last = step >= cfg.total_steps
-            if step >= next_eval or last:  # and at the end of the run
-                _evaluate(algo, run, cfg, state, step, board)
-                next_eval = step + cfg.eval_every
-            if step >= next_ckpt or last:
-                path = run / "checkpoints" / f"step_{step}.npz"
-                if not path.exists():
-                    export_policy(algo, path, cfg, step, "checkpoint")
-                state["step"] = step
-                state["checkpoint"] = str(path.relative_to(run))
-                _atomic_json(state_file, state)
-                next_ckpt = step + cfg.checkpoint_every
-        progress.close()
-        state["seconds"] = round(time.perf_counter() - t_start, 1)
+        step = self.start_step = loop.step
+        self.writer = SummaryWriter(str(self.run_dir / "tb" / "RLlib_1"))
+        loop.begin(step, self.writer)
+        offset = None  # RLlib's lifetime count of env steps restarts at 0 unless restored
+        self.t_start = time.perf_counter()
+        with (self.run_dir / "progress.jsonl").open("a") as lines:
+            while step < self.cfg.total_steps:
+                t0 = time.perf_counter()
+                result = self.algo.train()
+                dt = time.perf_counter() - t0
+                self.train_seconds += dt
+                lifetime = int(_get(result, "env_runners", "num_env_steps_sampled_lifetime"))
+                sampled = _get(result, "env_runners", "num_env_steps_sampled")
+                if offset is None:
+                    offset = step - (lifetime - int(sampled))
+                previous, step = step, lifetime + offset
+                line = _iteration_line(result, step, dt)
+                lines.write(json.dumps(line) + "\n")
+                lines.flush()
+                self._log(line, result, step)
+                loop.after_update(step, previous)
+        loop.end(step)
+        return step
+
+    def _log(self, line: dict[str, Any], result: dict[str, Any], step: int) -> None:
+        self.writer.add_scalar("time/fps", line["sps"] or 0.0, step)
+        self.writer.add_scalar("time/sps", line["rollout_sps"] or 0.0, step)
+        self.writer.add_scalar("rollout/ep_len_mean", line["episode_len_mean"], step)
+        for tag, value in result_scalars(result).items():
+            self.writer.add_scalar(tag, value, step)
+        assert self.loop is not None
+        self.loop.progress.note(
+            f"rllib iteration {line['iteration']}: {step}/{self.cfg.total_steps} steps, "
+            f"{line['sps']} samples/s"
+        )
+
+    def finish(self, loop: RunLoop) -> None:
+        """The run's time and speed, and RLlib's checkpoint of the last state in `rllib/`."""
+        loop.state["seconds"] = round(time.perf_counter() - self.t_start, 1)
         # env steps per second of algo.train() (sampling and PPO updates, not evaluation)
-        state["samples_per_s"] = round(step / max(train_seconds, 1e-9), 1)
-        tmp = run / "rllib.tmp"
-        if tmp.exists():
-            shutil.rmtree(tmp)
-        algo.save_to_path(str(tmp.resolve()))
-        if (run / "rllib").exists():
-            shutil.rmtree(run / "rllib")
-        tmp.replace(run / "rllib")
-        _atomic_json(state_file, state)
-    finally:
-        if board is not None:
-            board.close()
-        if writer is not None:
-            writer.close()
-        if algo is not None:
-            algo.stop()
-        if started:
+        done = loop.step - self.start_step
+        loop.state["samples_per_s"] = round(done / max(self.train_seconds, 1e-9), 1)
+        save_algorithm(self.algo, self.run_dir / "rllib")
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+        if self.algo is not None:
+            self.algo.stop()
+        if self.started_ray:
             import ray
 
             ray.shutdown()
-    return state
 
 
-def _evaluate(algo, run: Path, cfg: TrainConfig, state, step: int, board) -> None:
-    """Export the policy at `step`, evaluate it against the panel (`training.train.evaluate`),
-    write its scalars through `board` (`training.tblog.EvalBoard`), keep `best.*` and the
-    state."""
-    from .train import evaluate
-
-    path = run / "checkpoints" / f"step_{step}.npz"
-    export_policy(algo, path, cfg, step, "checkpoint")
-    res = evaluate(path, cfg, step, run / "eval" / f"step_{step}.jsonl")
-    board.write(res, cfg.eval_counts(), step)
-    state["evals"].append(res)
-    best = state.get("best")
-    if best is None or res["score"] > best["score"]:
-        for suffix in (".npz", ".json"):
-            tmp = run / f"best.tmp{suffix}"
-            shutil.copyfile(path.with_suffix(suffix), tmp)
-            tmp.replace(run / f"best{suffix}")
-        state["best"] = {
-            "step": step,
-            "mean_win_rate": res["mean_win_rate"],
-            "score": res["score"],
-            "checkpoint": str(path.relative_to(run)),
-        }
-    state["step"] = step
-    state["checkpoint"] = str(path.relative_to(run))
-    _atomic_json(run / "state.json", state)
+def _iteration_line(result: dict[str, Any], step: int, dt: float) -> dict[str, Any]:
+    """One line of progress.jsonl: an iteration's env steps, speeds and episodes."""
+    sampled = _get(result, "env_runners", "num_env_steps_sampled")
+    sample_s = _get(result, "timers", "env_runner_sampling_timer")
+    return {
+        "iteration": int(_get(result, "training_iteration")),
+        "step": step,
+        "seconds": round(dt, 3),
+        "sps": round(sampled / dt, 1) if dt > 0 else None,
+        # RLlib's (smoothed) sampling time of the iteration: rollout-only samples/s
+        "sample_seconds": round(sample_s, 3),
+        "rollout_sps": round(sampled / sample_s, 1) if sample_s > 0 else None,
+        "episodes": int(_get(result, "env_runners", "num_episodes")),
+        "episode_len_mean": _get(result, "env_runners", "episode_len_mean"),
+    }
 
 
 def run_cli(
@@ -560,27 +577,55 @@ def run_cli(
     resume: bool,
     ray_address: str | None,
     env_runners: int | None,
+    force: bool = False,
 ) -> None:
     """`lastwill train --backend rllib` (called by `training.cli`)."""
     from agents.cli import fail, note
 
-    if resume:
-        fail("--resume is not supported by --backend rllib; start a new --run-dir")
+    rllib_given = {"ray_address": ray_address, "env_runners": env_runners}
     try:
-        cfg, settings = load_settings(
-            config, overrides, {"ray_address": ray_address, "env_runners": env_runners}
-        )
-        state = train_rllib(cfg, settings)
+        if resume:
+            cfg, settings = _resume_settings(config, overrides, rllib_given)
+        else:
+            cfg, settings = load_settings(config, overrides, rllib_given)
+        state = train_rllib(cfg, settings, resume, note, force)
     except (TrainConfigError, RLlibBackendError, CheckpointError, TrainError) as e:
         fail(str(e))
-    run = Path(cfg.run_dir)
+    run_dir = Path(cfg.run_dir)
     note(
-        f"run {run}: {state['step']} env steps in {state['seconds']}s "
-        f"({state['samples_per_s']} samples/s), last checkpoint {run / state['checkpoint']}"
+        f"run {run_dir}: {state['step']} env steps in {state['seconds']}s "
+        f"({state['samples_per_s']} samples/s), last checkpoint {run_dir / state['checkpoint']}"
     )
     best = state.get("best")
     if best:
         note(
-            f"best checkpoint: {run / 'best.npz'} (step {best['step']}, mean win rate vs "
+            f"best checkpoint: {run_dir / 'best.npz'} (step {best['step']}, mean win rate vs "
             f"panel {best['mean_win_rate']:.3f})"
         )
+
+
+def _resume_settings(
+    config: str | Path | None, overrides: dict[str, Any], rllib_given: dict[str, Any]
+) -> tuple[TrainConfig, RLlibSettings]:
+    """The settings of the RLlib run to resume (`--run-dir`): its own, with a new
+    `--total-steps`; the Ray flags may change (another cluster), other settings may not."""
+    from .config import read_config_file
+
+    if "run_dir" not in overrides:
+        raise TrainError("--resume needs --run-dir (the run to continue)")
+    run_dir = overrides["run_dir"]
+    state = load_state(run_dir)
+    if state.get("backend") != "rllib":
+        raise TrainError(
+            f"{run_dir} holds a run of the lab's trainer, not of --backend rllib; resume it "
+            f"without --backend rllib"
+        )
+    given = read_config_file(config) if config is not None else {}
+    given.pop("rllib", None)  # a file without [train]: its [rllib] table is in the top level
+    given.update(overrides)
+    cfg = resume_config(run_dir, overrides.get("total_steps"), given=given)
+    saved = state.get("rllib") if isinstance(state.get("rllib"), dict) else {}
+    settings = RLlibSettings.from_dict(
+        {**saved, **{k: v for k, v in rllib_given.items() if v is not None}}
+    )
+    return cfg, settings

@@ -9,10 +9,11 @@ checkpoint to a path, and take the pool's snapshots. Everything else is written 
 - start or resume (`run`): a new run is refused in a directory that holds one unless `force`
   (its files are then removed, `training.rundir.clear_run`); `resume` reads and checks the
   state, the pool and the checkpoint (`training.rundir`) and repairs `best.*`; the directory is
-  locked for the run (`training.runlock`). `state.json` is written as soon as the learner is built
-  (bad settings are refused before), and a step-0 checkpoint before the first evaluation, so a run stopped at any moment (Ctrl+C) is
-  one that `--resume` continues: from its last checkpoint, or, stopped before the first one,
-  from the start with its own settings.
+  locked for the run (`training.runlock`). `state.json` is written as soon as the learner is
+  built (bad settings are refused before that), and a step-0 checkpoint before the first
+  evaluation, so a run stopped at any moment after that (Ctrl+C) is one that `--resume`
+  continues: from its last checkpoint, or, stopped before the first one, from the start with
+  its own settings.
 - the schedule, after each update: a pool snapshot every `snapshot_every` steps, an
   evaluation every `eval_every` (and at the start and at the end), a checkpoint every
   `checkpoint_every`, an exploiter every `exploiter_every` (`training.league`, passed in by
@@ -237,6 +238,12 @@ class RunLoop:
 
     def _resume(self) -> Path:
         """The checked checkpoint, pool and `best.*` of the run being resumed."""
+        made_by = self.state.get("backend", "lab")
+        if made_by != self.trainer.settings().get("backend", "lab"):
+            flag = "--backend rllib" if made_by == "rllib" else "the lab's trainer (--backend lab)"
+            raise TrainError(
+                f"{self.dir} holds a run of the {made_by} backend; resume it with {flag}"
+            )
         checkpoint = resume_checkpoint(self.dir, self.state, learner_suffix=self.trainer.suffix)
         if self.trainer.uses_pool:
             self.registry = load_pool(self.dir, self.state, self.cfg.snapshot_window)
