@@ -285,3 +285,41 @@ def test_rllib_training_exports_a_checkpoint_the_lab_plays(local_ray, tmp_path):
         app, ["train", "--backend", "rllib", "--config", str(cfg), "--run-dir", str(run)]
     )
     assert again_run.exit_code == 2 and "already holds a run" in again_run.output
+
+
+def test_rllib_runs_keep_the_best_rule_and_resume(local_ray, tmp_path):
+    """The RLlib backend goes through the lab's run loop: `best.*` is promoted as one verified
+    unit, an interrupted run's `--resume` continues from RLlib's checkpoint beside the one
+    state.json names, and a lab resume of it is refused by name."""
+    from training.checkpoint import load_checkpoint
+    from training.cli import app
+
+    cfg = tmp_path / "tiny.toml"
+    cfg.write_text(
+        "[train]\ntotal_steps = 200\nn_steps = 200\nn_envs = 1\nbatch_size = 100\n"
+        "n_epochs = 1\neval_every = 200\neval_games = 2\neval_bots = ['greedy']\n"
+        "checkpoint_every = 200\nnet_arch = [16]\nprogress = false\n"
+        "[rllib]\nenv_runners = 0\n"
+    )
+    run = tmp_path / "run"
+    runner = CliRunner()
+    base = ["train", "--backend", "rllib", "--config", str(cfg), "--run-dir", str(run)]
+    res = runner.invoke(app, base)
+    assert res.exit_code == 0, res.output
+    first = json.loads((run / "state.json").read_text())
+    meta = load_checkpoint(run / "best.npz", check=False)  # the companions match the sidecar
+    assert meta["promoted_from"] == Path(first["best"]["checkpoint"]).stem
+    assert (run / first["checkpoint"]).with_suffix(".rllib").is_dir()
+    # --resume with a larger budget continues where it stopped
+    res = runner.invoke(app, [*base, "--resume", "--total-steps", "400"])
+    assert res.exit_code == 0, res.output
+    state = json.loads((run / "state.json").read_text())
+    assert state["step"] >= 400 and state["step"] > first["step"]
+    assert [e["step"] for e in state["evals"]][: len(first["evals"])] == [
+        e["step"] for e in first["evals"]
+    ]
+    # the RLlib checkpoint the state names is kept, and at most the one before it
+    kept = {p.name for p in (run / "checkpoints").glob("*.rllib")}
+    assert Path(state["checkpoint"]).with_suffix(".rllib").name in kept and len(kept) <= 2
+    lab = runner.invoke(app, ["train", "--run-dir", str(run), "--resume"])
+    assert lab.exit_code == 2 and "--backend rllib" in lab.output

@@ -24,8 +24,8 @@ the evaluation against the panel, the rule of `best.*` and fsynced writes. Check
 exported to the lab's format: the actor (encoder layers + the linear policy head) as
 `NAME.npz` with its `NAME.json` sidecar (`training.checkpoint`), so `ppo:PATH`, the arena, the
 evaluation and the opponent pool play it unchanged; beside each, `NAME.rllib/` is RLlib's own
-checkpoint of the Algorithm, which `--resume` restores (the ones the state no longer names are
-removed). Run directory:
+checkpoint of the Algorithm, which `--resume` restores (older ones are removed as new ones are
+saved: the one state.json names and the newest are kept). Run directory:
 
     config.json, state.json      settings (with the RLlib ones), step, checkpoint, best, evals
     progress.jsonl               one line per iteration: env steps, samples/s overall
