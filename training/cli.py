@@ -373,7 +373,7 @@ def exploit_cmd(
 
     from .config import TrainConfigError
     from .exploit import ExploitError, exploit, report_lines
-    from .train import TrainError
+    from .rundir import TrainError
 
     if eval_games < 1:
         fail(f"--eval-games={eval_games} is not allowed; use a positive integer")

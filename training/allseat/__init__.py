@@ -10,6 +10,8 @@ times in a row, and only the current policy's seats should learn.
 - `batch`: sparse observations and their torch batches.
 - `rollout`: games stepped together, per-seat trajectories, GAE and rewards.
 - `ppo`: the optimizer and the PPO update over a rollout buffer.
+- `loop`: the trainer's hooks in the shared run loop (`training.runloop`), `train_all_seat`
+  and its checkpoints (imported on its own: it is not re-exported here).
 
 Threads: rollout and update alternate in one process; torch runs with `torch_threads` threads
 (default: all cores) for both, since each phase has the machine to itself. On 2 cores this beats

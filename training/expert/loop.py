@@ -212,7 +212,7 @@ def _buffer(run: Path, it: int, keep: int) -> dict[str, np.ndarray]:
 
 def _evaluate(run: Path, it: int, tcfg, st: dict[str, Any]) -> dict[str, float]:
     from training import checkpoint as ckpt_io
-    from training.train import evaluate
+    from training.evaluation import evaluate
 
     ev = evaluate(_ckpt(run, it), tcfg, it, out=run / "eval" / f"iter_{it}.jsonl")
     scores = {f"eval/win_rate/{n}p": float(v["mean_win_rate"]) for n, v in ev["by_players"].items()}
