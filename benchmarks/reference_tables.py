@@ -113,7 +113,7 @@ def main() -> int:
     ap.add_argument("--no-reverse", action="store_true", help="only the policy-alone tables")
     ap.add_argument("--out", help="JSONL log of the games (a new file)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
-    ap.add_argument("--markdown", action="store_true", help="print the README table")
+    ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     args = ap.parse_args()
     panel = [b.strip() for b in args.panel.split(",") if b.strip()]
     try:

@@ -260,7 +260,7 @@ def test_random_playouts(n):
 
 # Floors on the games that reach §5/§7/§8's debt branch, out of 4 x POLICY_GAMES = 200 per
 # policy. The games are seeded, so the counts are fixed for a given engine and bots; the floors
-# leave room for rule or bot changes (the counts measured are in the README).
+# leave room for rule or bot changes (the test prints the counts measured, `pytest -s`).
 DEBT_FLOORS = {"bots": (120, 40), "debt": (120, 40)}  # (in debt or early, early)
 
 

@@ -248,7 +248,7 @@ def test_register_under_main_reaches_spawned_workers(tmp_path):
     assert json.loads(proc.stdout.strip().splitlines()[-1]) == {"errors": 0, "games": 8}
 
 
-# -- the README's example package ------------------------------------------------------------
+# -- the example package of docs/BOTS.md -----------------------------------------------------------
 
 
 def test_the_example_package_plays_by_module_spec_and_declares_its_entry_point(
@@ -262,7 +262,7 @@ def test_the_example_package_plays_by_module_spec_and_declares_its_entry_point(
     example = REPO / "examples" / "myagent"
     eps = tomllib.loads((example / "pyproject.toml").read_text())["project"]["entry-points"]
     assert eps["lastwill.agents"] == {"myagent": "myagent.agent:MyAgent"}
-    monkeypatch.chdir(example)  # as in the README: run from the package's folder
+    monkeypatch.chdir(example)  # as in docs/BOTS.md: run from the package's folder
     entrants = ["myagent.agent:MyAgent:switch=4", "greedy", "planner", "random"]
     cfg = GameConfig(num_players=4)
     one = ar.run_tournament(entrants, cfg, 4, seed=1, out=tmp_path / "x1.jsonl", trusted=True)

@@ -186,7 +186,7 @@ def test_masked_module_export_matches_the_numpy_forward():
 
     from lastwill_env.encoding import encode_state
     from lastwill_env.rllib import observation_space
-    from training.rllib_backend import numpy_policy_from_state
+    from training.rllib_export import numpy_policy_from_state
     from training.rllib_module import MaskedPPOTorchRLModule
 
     torch.manual_seed(0)
@@ -235,7 +235,7 @@ def test_rllib_training_exports_a_checkpoint_the_lab_plays(local_ray, tmp_path):
     Ray; its exported checkpoint plays a 4-game arena, the evaluation and the opponent pool."""
     from training.cli import app
     from training.pool import OpponentPool
-    from training.rllib_backend import export_rllib_checkpoint
+    from training.rllib_export import export_rllib_checkpoint
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(

@@ -1,4 +1,4 @@
-"""`agents.policy.save_policy`: a MaskablePPO model trained on `SingleSeatEnv` (the README's
+"""`agents.policy.save_policy`: a MaskablePPO model trained on `SingleSeatEnv` (docs/ENV.md's
 snippet) becomes a `ppo:PATH` player; a `.zip` without a sidecar says how to make one."""
 
 from __future__ import annotations
@@ -41,11 +41,11 @@ def model():
 
 
 def test_save_policy_writes_what_ppo_path_plays(model, tmp_path):
-    npz = save_policy(model, tmp_path / "mine.npz", extra={"note": "from the README"})
+    npz = save_policy(model, tmp_path / "mine.npz", extra={"note": "from docs/ENV.md"})
     assert npz == tmp_path / "mine.npz"
     meta = json.loads((tmp_path / "mine.json").read_text())
     assert {k: meta[k] for k in env_signature()} == env_signature()
-    assert meta["note"] == "from the README"
+    assert meta["note"] == "from docs/ENV.md"
     policy, _ = load_policy(npz)
     s = new_game(GameConfig(3), 4)
     obs = encode_state(s, s.cur)

@@ -96,7 +96,7 @@ def test_a_freshly_written_all_seat_checkpoint_records_the_lab_version(tmp_path)
 
 def test_an_rllib_export_records_the_lab_version(tmp_path):
     from training.config import TrainConfig
-    from training.rllib_backend import MODULE_ID, export_policy
+    from training.rllib_export import MODULE_ID, export_policy
 
     rng = np.random.default_rng(0)
     state = {

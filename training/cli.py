@@ -168,7 +168,7 @@ TRAIN_HELP = (
     "TensorBoard logs and checkpoints. Settings come from defaults, then --config "
     "(TOML: top level or a table named train), then these flags (every setting of "
     "training/config.py has one; lists are comma-separated). The run directory layout is "
-    "described in the README (Training)."
+    "described in docs/TRAINING.md (Checkpoints, resuming and the run directory)."
 )
 
 

@@ -21,11 +21,11 @@ MLP of the actor and of the critic, separate), `num_players`, `player_weights`, 
 The run goes through the lab's run loop (`training.runloop`), like the lab's trainers: the
 refusal of a used run directory (`--force` replaces the run there), `--resume`, the schedule,
 the evaluation against the panel, the rule of `best.*` and fsynced writes. Checkpoints are
-exported to the lab's format: the actor (encoder layers + the linear policy head) as
-`NAME.npz` with its `NAME.json` sidecar (`training.checkpoint`), so `ppo:PATH`, the arena, the
-evaluation and the opponent pool play it unchanged; beside each, `NAME.rllib/` is RLlib's own
-checkpoint of the Algorithm, which `--resume` restores (older ones are removed as new ones are
-saved: the one state.json names and the newest are kept). Run directory:
+exported to the lab's format (`training.rllib_export`): the actor (encoder layers + the linear
+policy head) as `NAME.npz` with its `NAME.json` sidecar (`training.checkpoint`), so `ppo:PATH`,
+the arena, the evaluation and the opponent pool play it unchanged; beside each, `NAME.rllib/`
+is RLlib's own checkpoint of the Algorithm, which `--resume` restores (older ones are removed
+as new ones are saved: the one state.json names and the newest are kept). Run directory:
 
     config.json, state.json      settings (with the RLlib ones), step, checkpoint, best, evals
     progress.jsonl               one line per iteration: env steps, samples/s overall
@@ -56,14 +56,14 @@ from typing import Any
 
 import numpy as np
 
-import lastwill_env
-from agents.policy import CheckpointError, NumpyPolicy, save_policy
+from agents.policy import CheckpointError
 from agents.raystart import init_ray
 
 from . import checkpoint as ckpt_io
 from .config import TrainConfig, TrainConfigError
 from .pool import PoolRegistry
 from .progress import TrainProgress
+from .rllib_export import MODULE_ID, export_policy
 from .rundir import TrainError, load_state, resume_config
 from .runloop import RunLoop, run
 
@@ -71,8 +71,6 @@ if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover
     import tomli as tomllib
-
-MODULE_ID = "shared"
 
 
 class RLlibBackendError(RuntimeError):
@@ -157,89 +155,6 @@ def check_supported(cfg: TrainConfig) -> None:
             f"batch_size={cfg.batch_size} exceeds the samples per iteration "
             f"n_steps*n_envs={cfg.n_steps * cfg.n_envs}"
         )
-
-
-# ---------------------------------------------------------------------------------------------
-# Export to the lab's checkpoint format
-
-
-def _layers(state: dict[str, Any], prefix: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    idx = sorted(
-        {
-            int(k[len(prefix) :].split(".")[0])
-            for k in state
-            if k.startswith(prefix) and k.endswith(".weight")
-        }
-    )
-    return [
-        (np.asarray(state[f"{prefix}{i}.weight"]), np.asarray(state[f"{prefix}{i}.bias"]))
-        for i in idx
-    ]
-
-
-def numpy_policy_from_state(state: dict[str, Any], activation: str) -> NumpyPolicy:
-    """The actor of a `MaskedPPOTorchRLModule` state dict (arrays or tensors) as the lab's
-    `NumpyPolicy`: the actor encoder's linear layers (each followed by `activation`), then the
-    linear policy head. That is the layout `agents.policy` plays (`ppo:PATH`). The critic
-    (critic encoder, value head) comes along when the state has it."""
-    state = {k: (v.detach().cpu().numpy() if hasattr(v, "detach") else v) for k, v in state.items()}
-    encoder = _layers(state, "encoder.actor_encoder.net.mlp.") or _layers(
-        state, "encoder.encoder.net.mlp."
-    )
-    head = _layers(state, "pi.net.mlp.")
-    if not encoder or len(head) != 1:
-        raise CheckpointError(
-            "cannot export this RLModule: expected an MLP actor encoder and a single linear "
-            f"policy head (head_fcnet_hiddens=[]); found {len(encoder)} encoder and "
-            f"{len(head)} head layers"
-        )
-    layers = encoder + head
-    # the critic, when the state has it (a learner's state; an inference-only one has not)
-    critic = _layers(state, "encoder.critic_encoder.net.mlp.") or (
-        encoder if not _layers(state, "encoder.actor_encoder.net.mlp.") else []
-    )
-    value = critic + _layers(state, "vf.net.mlp.") if critic else []
-    if value and len(value) != len(critic) + 1:
-        value = []
-    return NumpyPolicy(
-        [w for w, _ in layers],
-        [b for _, b in layers],
-        activation,
-        value_weights=[w for w, _ in value] or None,
-        value_biases=[b for _, b in value] or None,
-    )
-
-
-def export_rllib_checkpoint(
-    checkpoint_dir: str | Path, out: str | Path, activation: str = "tanh", extra=None
-) -> Path:
-    """Export the shared policy of an RLlib Algorithm checkpoint (`<run>/rllib`) to
-    `out` (.npz + .json sidecar); returns the .npz path."""
-    import pickle
-
-    root = Path(checkpoint_dir) / "learner_group" / "learner" / "rl_module" / MODULE_ID
-    files = sorted(root.glob("module_state.*")) if root.is_dir() else []
-    if not files:
-        raise CheckpointError(
-            f"{checkpoint_dir} is not an RLlib checkpoint of this backend (no "
-            f"learner_group/learner/rl_module/{MODULE_ID}/module_state.*)"
-        )
-    f = files[0]
-    if f.suffix == ".pt":
-        import torch
-
-        state = torch.load(f, map_location="cpu", weights_only=False)
-    else:
-        with f.open("rb") as fh:
-            state = pickle.load(fh)
-    policy = numpy_policy_from_state(state, activation)
-    meta = {
-        "lab_version": lastwill_env.__version__,
-        "source": "rllib",
-        "rllib_checkpoint": str(checkpoint_dir),
-        **(extra or {}),
-    }
-    return save_policy(policy, out, extra=meta)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -388,17 +303,6 @@ def _number(v: Any) -> float | None:
     except (TypeError, ValueError):
         return None
     return x if np.isfinite(x) else None
-
-
-def export_policy(algo: Any, path: Path, cfg: TrainConfig, step: int, kind: str) -> Path:
-    """The learner's current shared policy as the checkpoint `path` (.npz + .json sidecar,
-    written as one unit and fsynced, `training.checkpoint.save_checkpoint`); returns the .npz."""
-    weights = algo.learner_group.get_weights(module_ids=[MODULE_ID])[MODULE_ID]
-    policy = numpy_policy_from_state(weights, cfg.activation)
-    base = ckpt_io.checkpoint_base(path)
-    meta = ckpt_io.checkpoint_meta(step, cfg.seed, cfg.to_dict(), kind=kind, source="rllib")
-    ckpt_io.save_checkpoint(base, meta, {".npz": policy.write_npz})
-    return base.with_name(base.name + ".npz")
 
 
 def algorithm_path(checkpoint: Path) -> Path:

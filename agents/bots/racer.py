@@ -741,7 +741,7 @@ class SprinterBot(RacerBot):
     coming sooner and plays for it). With 4 or 5 players it plays exactly as the racer. These
     weights were chosen by paired games against racers at 3 players (any setting can be played
     so: `benchmarks/reference_tables.py --policy racer:errand_weight=0.1:order_weight=0:
-    base_rate=18 --panel racer`); the README gives the figures.
+    base_rate=18 --panel racer`); docs/EXPERIMENTS.md (Bots) gives the figures.
     """
 
     name = "sprinter"

@@ -15,7 +15,8 @@ times in a row, and only the current policy's seats should learn.
 
 Threads: rollout and update alternate in one process; torch runs with `torch_threads` threads
 (default: all cores) for both, since each phase has the machine to itself. On 2 cores this beats
-a rollout process feeding a learner process (see README, "Training throughput").
+a rollout process feeding a learner process (docs/TRAINING.md, "All-seat self-play"; the
+figures in docs/EXPERIMENTS.md, "Speed").
 """
 
 from lastwill_env.shaping import potential

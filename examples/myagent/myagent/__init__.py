@@ -1,1 +1,1 @@
-"""An outside agent for the Last Will lab (see the lab's README, "Your own agent")."""
+"""An outside agent for the Last Will lab (see the lab's docs/BOTS.md, "Your own agent")."""
