@@ -33,8 +33,6 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
-
 from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
 
 MODES = ("single_seat", "all_seat")
@@ -58,43 +56,13 @@ def _common(args) -> dict:
     }
 
 
-class RolloutClock(BaseCallback):
-    """Times the rollouts and updates of MaskablePPO into `times` (rollout, update, whole
-    iterations, wall time at the end of the last whole one) and stops the run after `seconds`
-    of wall time from `t_start` (once one iteration is whole). At each rollout start it hands the
-    learner's weights to the pool (`set_latest`), as the lab's SB3 trainer does."""
-
-    def __init__(self, times: dict, t_start: float, seconds: float):
-        super().__init__()
-        self.times, self.t_start, self.seconds = times, t_start, seconds
-        self.t = None
-        self.end = None
-
-    def _on_rollout_start(self):
-        from agents.policy import NumpyPolicy
-
-        now = time.perf_counter()
-        if self.end is not None:  # the update that followed the last rollout
-            self.times["update"] += now - self.end
-            self.times["iters"] += 1
-            self.times["wall"] = now - self.t_start
-        self.t = now
-        self.training_env.env_method("set_latest", NumpyPolicy.from_sb3(self.model).state())
-
-    def _on_rollout_end(self):
-        self.end = time.perf_counter()
-        self.times["rollout"] += self.end - self.t
-
-    def _on_step(self):
-        over = time.perf_counter() - self.t_start > self.seconds
-        return not (self.times["iters"] >= 1 and over)
-
-
 def run_single_seat(args) -> dict:
     import torch
     from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.vec_env import DummyVecEnv
 
+    from agents.policy import NumpyPolicy
     from training.config import TrainConfig
     from training.selfplay_env import make_env_fn
 
@@ -114,8 +82,31 @@ def run_single_seat(args) -> dict:
         verbose=0,
     )
     times = {"rollout": 0.0, "update": 0.0, "iters": 0}
-    clock = RolloutClock(times, time.perf_counter(), args.seconds)
-    model.learn(10**9, callback=clock)
+    t_start = time.perf_counter()
+
+    class Clock(BaseCallback):
+        def __init__(self):
+            super().__init__()
+            self.t = None
+            self.end = None
+
+        def _on_rollout_start(self):
+            now = time.perf_counter()
+            if self.end is not None:  # the update that followed the last rollout
+                times["update"] += now - self.end
+                times["iters"] += 1
+                times["wall"] = now - t_start
+            self.t = now
+            self.training_env.env_method("set_latest", NumpyPolicy.from_sb3(self.model).state())
+
+        def _on_rollout_end(self):
+            self.end = time.perf_counter()
+            times["rollout"] += self.end - self.t
+
+        def _on_step(self):
+            return not (times["iters"] >= 1 and time.perf_counter() - t_start > args.seconds)
+
+    model.learn(10**9, callback=Clock())
     n = times["iters"] * cfg.n_steps
     # whole iterations only: the rollout cut short at the end is not counted
     rollout = times["wall"] - times["update"]

@@ -66,8 +66,9 @@ def test_default_opponents_are_the_strongest_players(client) -> None:
     meta = client.get("/api/meta").json()
     opp = meta["default_opponents"]
     assert opp == default_opponents()
-    assert opp[0].startswith("ppo:") and opp[0].endswith("reference.npz")
-    assert opp[1:] == ["sprinter", "racer"]
+    assert opp == ["ppo:reference", "sprinter", "racer"]
+    assert meta["policies"][0] == "ppo:reference"
+    assert {"ppo:ref_v1", "ppo:ref_v6"} <= set(meta["policies"])  # the checkout's, by name
     assert not {"greedy", "planner", "combiner", "speculator", "random"} & set(opp)
 
 

@@ -54,6 +54,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..policyfiles import known_names
 from ..timelimit import DEFAULT_MOVE_TIME_LIMIT
 from . import EXAMPLES_DIR, STATIC_DIR, limits
 from .core import (
@@ -258,23 +259,15 @@ def _locked(live):
 
 
 def shipped_policies() -> list[str]:
-    """The ``ppo:PATH`` specs of the policies shipped in ``agents/policies/`` (relative to the
-    working directory when they lie under it)."""
-    out = []
-    for p in sorted((Path(__file__).resolve().parents[1] / "policies").glob("*.npz")):
-        try:
-            shown = str(p.relative_to(Path.cwd().resolve()))
-        except ValueError:
-            shown = str(p)
-        out.append(f"ppo:{shown}")
-    return out
+    """The ``ppo:NAME`` specs of the lab's policies by name (`agents.policyfiles`): the shipped
+    reference first, then the earlier ones a source checkout has in ``policies/``."""
+    return [f"ppo:{name}" for name in known_names()]
 
 
 def default_opponents() -> list[str]:
     """The live page's opponents before anyone changes them: the strongest players
     (docs/RESULTS.md), the shipped reference policy first, then the sprinter and the racer."""
-    reference = [p for p in shipped_policies() if Path(p.split(":", 1)[1]).stem == "reference"]
-    return reference + ["sprinter", "racer"]
+    return ["ppo:reference", "sprinter", "racer"]
 
 
 class Viewer:
