@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 torch = pytest.importorskip("torch")
@@ -38,6 +39,25 @@ def test_arguments_are_flags_and_a_budget_below_one_rollout_is_refused(ppo, caps
     with pytest.raises(SystemExit) as e:
         ppo.parse_args(["--total-steps", "10"])
     assert e.value.code == 2 and "less than one rollout" in capsys.readouterr().err
+
+
+def test_a_bad_opponent_spec_is_refused_with_the_flag_named(ppo, capsys):
+    for flag in ("--opponents", "--eval-opponent", "--teacher"):
+        with pytest.raises(SystemExit) as e:
+            ppo.parse_args([flag, "greedy,nosuchbot"])
+        err = capsys.readouterr().err
+        assert e.value.code == 2 and flag in err and "nosuchbot" in err
+
+
+def test_each_game_draws_its_opponent_from_the_mix(ppo):
+    env = ppo.make_env(ppo.Args(opponents="greedy,random"), seed=0)
+    draw, rng = env.unwrapped.opponents_fn, np.random.default_rng(0)
+    drawn = [type(bot).__name__ for _ in range(40) for bot in draw(2, rng)]
+    assert len(drawn) == 40 and len(set(drawn)) == 2, drawn
+    env = ppo.make_env(ppo.Args(), seed=0, opponents="greedy")
+    assert {type(b).__name__ for _ in range(10) for b in env.unwrapped.opponents_fn(2, rng)} == {
+        type(ppo.make_agent("greedy", seed=0)).__name__
+    }
 
 
 def test_the_policy_samples_only_legal_actions(ppo):
@@ -70,7 +90,7 @@ def test_a_few_steps_train_evaluate_and_print_the_win_rate(ppo, capsys):
 
 @pytest.mark.slow
 def test_the_script_runs_briefly_from_the_command_line():
-    cmd = [sys.executable, str(EXAMPLE), "--total-steps", "2048", "--eval-games", "10"]
+    cmd = [sys.executable, str(EXAMPLE), "--total-steps", "4096", "--eval-games", "10"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=600, check=True).stdout
     m = RESULT.search(out)
     assert m, out
