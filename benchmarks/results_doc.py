@@ -186,10 +186,10 @@ def _flat(d: dict, prefix: str = "") -> list[tuple[str, object]]:
 
 
 def figures(doc: dict) -> str:
-    """A speed benchmark's `--json` line: every number it printed, one row each (lists of the
-    single runs left out: the figures are medians), under its command."""
+    """A speed benchmark's `--json` line: every number it printed, one row each (lists, the
+    single runs, left out: the figures are medians), under its command."""
     out = doc["output"][-1] if isinstance(doc["output"], list) else doc["output"]
-    rows = [(k, v) for k, v in _flat(out) if not k.startswith("all_")]
+    rows = _flat(out)
     lines = ["| figure | value |", "|---|---:|"]
     for k, v in rows:
         lines.append(
@@ -198,6 +198,39 @@ def figures(doc: dict) -> str:
             else f"| {k.replace('_', ' ')} | {v:,.0f} |"
         )
     return command_block(doc["command"]) + "\n" + "\n".join(lines) + "\n"
+
+
+# (result, key in its output, what, target, whether higher is better)
+SPEED_TARGETS = (
+    ("speed_engine", "ratio_vs_catanatron", "engine decisions/s over catanatron's", 8.0, True),
+    ("speed_env", "ratio_vs_holdem", "wrapped env steps/s over holdem's", 3.0, True),
+    (
+        "speed_env",
+        "env_cost_vs_engine",
+        "one env step's time over one engine decision's",
+        2.0,
+        False,
+    ),
+    ("speed_train", "ratio_overall", "all-seat samples/s over single-seat", 8.0, True),
+)
+
+
+def speed_summary(docs: dict[str, dict]) -> str:
+    """The speed ratios against the targets they are stated in, from the results present."""
+    lines = ["| ratio | measured | target | met |", "|---|---:|---:|---|"]
+    for name, key, what, target, higher in SPEED_TARGETS:
+        if name not in docs:
+            continue
+        out = docs[name]["output"]
+        value = dict(_flat(out[-1] if isinstance(out, list) else out)).get(key)
+        if value is None:
+            continue
+        met = value >= target if higher else value <= target
+        sign = ">=" if higher else "<="
+        lines.append(
+            f"| {what} ({name}) | {value:.2f} | {sign} {target:g} | {'yes' if met else 'no'} |"
+        )
+    return "\n".join(lines) + "\n"
 
 
 SECTIONS = (
@@ -234,11 +267,12 @@ SECTIONS = (
         "racers, and one racer against n-1 sprinters.",
     ),
     (
-        "Speed: the engine, the env and the search",
+        "Speed: the engine, the env, training and the search",
         "speed_",
         "Medians of several runs on one machine, each ratio against its peer measured in the "
         "same run: the engine against catanatron 3.2.1, the env against PettingZoo's "
-        "`texas_holdem_no_limit_v6` (and its cost relative to the engine under it), the "
+        "`texas_holdem_no_limit_v6` (and its cost relative to the engine under it), the all-seat "
+        "trainer against the single-seat SB3 recipe (4 players, the same network), the "
         "search's simulations, engine steps and network calls per simulation and where its time "
         "goes. Seconds depend on the machine and its load; compare ratios, not seconds.",
     ),
@@ -261,7 +295,9 @@ def render() -> str:
             if not docs:
                 continue
             body = (
-                "\n".join(f"### {stem}\n\n{figures(d)}" for stem, d in docs)
+                speed_summary(dict(docs))
+                + "\n"
+                + "\n".join(f"### {stem}\n\n{figures(d)}" for stem, d in docs)
                 if name == "speed_"
                 else head_to_head(docs)
             )

@@ -70,4 +70,37 @@ def test_a_speed_result_names_its_benchmark_and_its_peer_ratio(path):
     doc = json.loads(path.read_text())
     assert doc["command"].startswith("python benchmarks/") and "--json" in doc["command"]
     text = json.dumps(doc["output"])
-    assert any(k in text for k in ("ratio_vs_catanatron", "ratio_vs_holdem", "engine_ratio"))
+    assert any(
+        k in text
+        for k in ("ratio_vs_catanatron", "ratio_vs_holdem", "engine_ratio", "ratio_overall")
+    )
+
+
+def test_speed_figures_keep_every_number_and_leave_lists_out():
+    doc = {
+        "command": "python benchmarks/train_speed.py --json",
+        "output": {
+            "all_seat": {"overall_sps": 4038.4, "update_sps": 8143.8},
+            "all_steps_per_s": [1.0, 2.0],
+            "ratio_overall": 5.97,
+            "runs": {"all_seat": [{"overall_sps": 1.0}]},
+        },
+    }
+    table = _results_doc().figures(doc)
+    assert "| all seat overall sps | 4,038 |" in table
+    assert "| all seat update sps | 8,144 |" in table
+    assert "| ratio overall | 5.97 |" in table
+    assert "all steps per s" not in table and "runs" not in table
+
+
+def test_the_speed_summary_says_which_targets_are_met():
+    mod = _results_doc()
+    docs = {
+        "speed_engine": {"output": {"ratio_vs_catanatron": 8.5}},
+        "speed_env": {"output": {"ratio_vs_holdem": 2.0, "env_cost_vs_engine": 1.5}},
+    }
+    rows = mod.speed_summary(docs).splitlines()[2:]
+    assert len(rows) == 3  # speed_train is absent: its row is left out
+    assert rows[0].endswith("| 8.50 | >= 8 | yes |")
+    assert rows[1].endswith("| 2.00 | >= 3 | no |")
+    assert rows[2].endswith("| 1.50 | <= 2 | yes |")  # a cost: lower is better
