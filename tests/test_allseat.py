@@ -494,3 +494,18 @@ def test_init_critic_starts_the_critic_from_the_policy_file():
         model.load_actor_numpy(bare, critic=True)
     with pytest.raises(ValueError, match="init_critic=True is not allowed; it needs an init"):
         _cfg(init_critic=True)
+
+
+def test_a_rollout_game_is_compared_by_identity():
+    """Two games with equal fields are two games: removing a finished one from the rollout's
+    list never compares whole game states (GameState.__eq__ serialises both)."""
+    from lastwill_env.engine import GameConfig, new_game
+    from training.allseat.rollout import Game
+
+    state = new_game(GameConfig(num_players=2), 0)
+    a = Game(state=state, ctrl=[None, None], ids=["learner", "learner"], traj={})
+    b = Game(state=state.clone(), ctrl=[None, None], ids=["learner", "learner"], traj={})
+    assert a.state == b.state and a != b
+    games = [a, b]
+    games.remove(b)
+    assert games == [a] and games[0] is a

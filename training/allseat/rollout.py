@@ -72,7 +72,7 @@ class SeatTrajectory:
     prior: list[int] = field(default_factory=list)  # the prior bot's choices (cfg.prior)
 
 
-@dataclass
+@dataclass(eq=False)  # a game is itself: compared by identity (`self.games.remove(g)` is cheap)
 class Game:
     state: Any
     ctrl: list[Any]  # per seat: LEARNER, ("snapshot", id) or an agent object (a bot)
