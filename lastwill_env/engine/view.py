@@ -98,13 +98,10 @@ def player_view(s: GameState, seat: int) -> PlayerView:
 
     if s.phase == ERRAND_PHASE or s.phase in (MARKET_PHASE, UNKNOWN_PHASE):
         rest = s.errand_seq[s.errand_i :]
-        boys_left = tuple(rest.count((seat + i) % n) for i in range(n))
+        boys_left = tuple([rest.count((seat + i) % n) for i in range(n)])
     elif s.phase < ERRAND_PHASE:
         plans = CATALOGUE.plans[n]
-        boys_left = tuple(
-            plans[s.plans[(seat + i) % n]].errand_boys if s.plans[(seat + i) % n] >= 0 else 0
-            for i in range(n)
-        )
+        boys_left = tuple([plans[p].errand_boys if p >= 0 else 0 for p in _rot(s.plans, seat, n)])
     else:
         boys_left = (0,) * n
     res = None
@@ -135,38 +132,40 @@ def player_view(s: GameState, seat: int) -> PlayerView:
         phase=s.phase,
         to_act=rel(s.cur) if s.phase != GAME_OVER else -1,
         start_player=rel(s.start),
-        money=tuple(s.money[p] for p in order),
+        money=_rot(s.money, seat, n),
         hand=tuple(sorted(hands[seat])),
-        hand_sizes=tuple(len(hands[p]) for p in order),
-        boards=tuple(tuple(boards[p]) for p in order),
-        extensions=tuple(s.ext[p] for p in order),
+        hand_sizes=tuple([len(hands[p]) for p in order]),
+        boards=tuple([tuple(boards[p]) for p in order]),
+        extensions=_rot(s.ext, seat, n),
         value_step=tuple(s.step),
         filled_slots=tuple(s.filled),
         used=tuple(s.used),
         privilege_left=tuple(s.priv),
         offer=tuple(s.offer),
-        offer_taken_by=tuple(rel(p) for p in s.offer_boy),
+        offer_taken_by=tuple([(p - seat) % n if p >= 0 else -1 for p in s.offer_boy]),
         modifiers=tuple(s.mods),
         tokens=tuple(s.tokens),
         extensions_left=s.ext_left,
-        deck_sizes=tuple(len(d) for d in s.decks),
+        deck_sizes=tuple([len(d) for d in s.decks]),
         special_deck_size=len(s.special),
-        discards=tuple(tuple(disc[d][hidden[d] :]) for d in range(4)),
+        discards=tuple([tuple(disc[d][hidden[d] :]) for d in range(4)]),
         hidden_discards=tuple(hidden),
         box=tuple(s.box),
         jokers_in_supply=len(s.jokers),
-        plans=tuple(s.plans[p] for p in order),
+        plans=_rot(s.plans, seat, n),
         blocked_plans=tuple(s.blocked),
-        plan_order=tuple(rel(p) for p in s.order) if s.phase >= ERRAND_PHASE else (),
+        plan_order=tuple([(p - seat) % n if p >= 0 else -1 for p in s.order])
+        if s.phase >= ERRAND_PHASE
+        else (),
         market_used=s.market_used,
         opera_used=s.opera_used,
         extension_errands=s.ext_used,
-        unknown_used=tuple(s.unknown_used[p] for p in order),
+        unknown_used=_rot(s.unknown_used, seat, n),
         errand_boys_left=boys_left,
         actions=s.actions if TURN_PHASE <= s.phase <= BREED_PHASE else 0,
         resolving=s.resolving,
         using=s.using,
-        known_hands=tuple(tuple(sorted(s.known[p])) for p in order),
+        known_hands=tuple([tuple(sorted(s.known[p])) for p in order]),
         resolving_spend=s.res_spend,
         resolving_addon=s.res_addon,
         resolving_left=s.res_left,
