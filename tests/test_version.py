@@ -117,3 +117,10 @@ def test_shipped_sidecars_without_the_field_still_load():
     assert "lab_version" not in json.loads(side.read_text())
     policy, meta = load_policy(side.with_suffix(".npz"))
     assert meta["step"] > 0 and policy is not None
+
+
+def test_the_rllib_export_helpers_keep_their_earlier_home():
+    from training import rllib_backend, rllib_export
+
+    assert rllib_backend.export_rllib_checkpoint is rllib_export.export_rllib_checkpoint
+    assert rllib_backend.numpy_policy_from_state is rllib_export.numpy_policy_from_state

@@ -63,7 +63,12 @@ from . import checkpoint as ckpt_io
 from .config import TrainConfig, TrainConfigError
 from .pool import PoolRegistry
 from .progress import TrainProgress
-from .rllib_export import MODULE_ID, export_policy
+from .rllib_export import (  # the last two also from here, their earlier home
+    MODULE_ID,
+    export_policy,
+    export_rllib_checkpoint,  # noqa: F401
+    numpy_policy_from_state,  # noqa: F401
+)
 from .rundir import TrainError, load_state, resume_config
 from .runloop import RunLoop, run
 
