@@ -62,7 +62,9 @@ def table_line(table: Table, rows: list[dict]) -> dict:
     }
 
 
-def _ints(text: str, what: str) -> list[int]:
+def int_list(text: str, what: str) -> list[int]:
+    """The comma-separated integers of option `what` (ValueError naming it when there are none
+    or one is not an integer)."""
     try:
         values = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
@@ -85,8 +87,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     try:
-        budgets = _ints(args.sims, "--sims")
-        counts = _ints(args.players, "--players")
+        budgets = int_list(args.sims, "--sims")
+        counts = int_list(args.players, "--players")
     except ValueError as e:
         ap.error(str(e))
     if not all(is_player_count(n) for n in counts) or len(set(counts)) != len(counts):

@@ -41,6 +41,7 @@ from agents.deals import VALIDATION, deal_seed  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402
 from agents.winchance import win_chance  # noqa: E402
+from benchmarks.search_curve import int_list  # noqa: E402
 from lastwill_env.engine import GameConfig, new_game, player_view  # noqa: E402
 from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 from lastwill_env.engine.game import GAME_OVER, NUM_ROUNDS  # noqa: E402
@@ -162,16 +163,6 @@ def report(policy: str, n: int, games: int, budgets: list[int], every: int, seed
     }
 
 
-def _ints(text: str, what: str) -> list[int]:
-    try:
-        values = [int(x) for x in text.split(",") if x.strip()]
-    except ValueError:
-        raise ValueError(f"{what} {text!r}: give comma-separated integers") from None
-    if not values or min(values) < 1:
-        raise ValueError(f"{what} {text!r}: give positive integers")
-    return values
-
-
 def _print(r: dict) -> None:
     v = r["value"]
     print(
@@ -213,10 +204,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     try:
-        counts = _ints(args.players, "--players")
-        budgets = _ints(args.sims, "--sims")
+        counts = int_list(args.players, "--players")
+        budgets = int_list(args.sims, "--sims")
     except ValueError as e:
         ap.error(str(e))
+    if min(budgets) < 1:
+        ap.error(f"--sims {args.sims!r}: give positive integers")
     if not all(is_player_count(n) for n in counts):
         ap.error(f"--players {args.players!r}: each one of {allowed_counts()}")
     if args.games < 1 or args.every < 0:
