@@ -235,3 +235,27 @@ def test_view_holds_no_generator_state_or_hidden_fields():
     for seat in range(3):
         if seat != actor:
             assert player_view(s, seat).keep_selected == ()
+
+
+def test_views_are_the_dataclass_built_field_by_field():
+    """`player_view` sets the frozen dataclass's slots directly: the result is the object its
+    own constructor builds from the same values (equal, same hash, still frozen), and every
+    field holds the type the dataclass declares (a value shifted by one field would not)."""
+    s = new_game(4, 11)
+    rnd = random.Random(2)
+    for _ in range(120):
+        for seat in range(4):
+            v = player_view(s, seat)
+            values = {f.name: getattr(v, f.name) for f in dataclasses.fields(PlayerView)}
+            built = PlayerView(**values)
+            assert v == built and repr(v) == repr(built)
+            assert hash(dataclasses.replace(v, results=None)) == hash(
+                dataclasses.replace(built, results=None)
+            )
+            assert isinstance(v.money, tuple) and len(v.money) == 4
+            assert isinstance(v.final_round, bool) and isinstance(v.used, tuple)
+            assert len(v.used) == len(v.value_step) == len(s.used)
+            assert v.seat == seat and v.num_players == 4
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            v.money = ()  # type: ignore[misc]
+        s.apply_action(rnd.choice(legal_actions(s)))

@@ -13,7 +13,7 @@ a view given for another seat.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from .cards import CATALOGUE
@@ -84,7 +84,22 @@ class PlayerView:
 
 
 def _rot(seq, seat: int, n: int) -> tuple:
-    return tuple(seq[seat:]) + tuple(seq[:seat]) if seat else tuple(seq)
+    return tuple(seq[seat:] + seq[:seat]) if seat else tuple(seq)
+
+
+# The slot descriptors of PlayerView in field order: `_view` sets them directly, which gives
+# the object the frozen dataclass's __init__ would build at a fraction of its per-field cost
+# (that __init__ goes through object.__setattr__ once per field, keywords parsed first).
+_FIELDS = tuple(f.name for f in fields(PlayerView))
+_SETTERS = tuple(getattr(PlayerView, name).__set__ for name in _FIELDS)
+
+
+def _view(*values: Any) -> PlayerView:
+    """PlayerView(*values), the fields in declaration order."""
+    v = object.__new__(PlayerView)
+    for put, x in zip(_SETTERS, values, strict=True):
+        put(v, x)
+    return v
 
 
 def player_view(s: GameState, seat: int) -> PlayerView:
@@ -125,54 +140,54 @@ def player_view(s: GameState, seat: int) -> PlayerView:
     order = list(range(seat, n)) + list(range(seat))
     # The per-card arrays (step, filled, used, priv) are zero for every card that is not on a
     # player board (an engine invariant checked by the playout tests), so they are public.
-    return PlayerView(
-        num_players=n,
-        seat=seat,
-        round=s.round,
-        phase=s.phase,
-        to_act=rel(s.cur) if s.phase != GAME_OVER else -1,
-        start_player=rel(s.start),
-        money=_rot(s.money, seat, n),
-        hand=tuple(sorted(hands[seat])),
-        hand_sizes=tuple([len(hands[p]) for p in order]),
-        boards=tuple([tuple(boards[p]) for p in order]),
-        extensions=_rot(s.ext, seat, n),
-        value_step=tuple(s.step),
-        filled_slots=tuple(s.filled),
-        used=tuple(s.used),
-        privilege_left=tuple(s.priv),
-        offer=tuple(s.offer),
-        offer_taken_by=tuple([(p - seat) % n if p >= 0 else -1 for p in s.offer_boy]),
-        modifiers=tuple(s.mods),
-        tokens=tuple(s.tokens),
-        extensions_left=s.ext_left,
-        deck_sizes=tuple([len(d) for d in s.decks]),
-        special_deck_size=len(s.special),
-        discards=tuple([tuple(disc[d][hidden[d] :]) for d in range(4)]),
-        hidden_discards=tuple(hidden),
-        box=tuple(s.box),
-        jokers_in_supply=len(s.jokers),
-        plans=_rot(s.plans, seat, n),
-        blocked_plans=tuple(s.blocked),
-        plan_order=tuple([(p - seat) % n if p >= 0 else -1 for p in s.order])
+    return _view(
+        n,  # num_players
+        seat,  # seat
+        s.round,  # round
+        s.phase,  # phase
+        rel(s.cur) if s.phase != GAME_OVER else -1,  # to_act
+        rel(s.start),  # start_player
+        _rot(s.money, seat, n),  # money
+        tuple(sorted(hands[seat])),  # hand
+        tuple([len(hands[p]) for p in order]),  # hand_sizes
+        tuple([tuple(boards[p]) for p in order]),  # boards
+        _rot(s.ext, seat, n),  # extensions
+        tuple(s.step),  # value_step
+        tuple(s.filled),  # filled_slots
+        tuple(s.used),  # used
+        tuple(s.priv),  # privilege_left
+        tuple(s.offer),  # offer
+        tuple([(p - seat) % n if p >= 0 else -1 for p in s.offer_boy]),  # offer_taken_by
+        tuple(s.mods),  # modifiers
+        tuple(s.tokens),  # tokens
+        s.ext_left,  # extensions_left
+        tuple([len(d) for d in s.decks]),  # deck_sizes
+        len(s.special),  # special_deck_size
+        tuple([tuple(disc[d][hidden[d] :]) for d in range(4)]),  # discards
+        tuple(hidden),  # hidden_discards
+        tuple(s.box),  # box
+        len(s.jokers),  # jokers_in_supply
+        _rot(s.plans, seat, n),  # plans
+        tuple(s.blocked),  # blocked_plans
+        tuple([(p - seat) % n if p >= 0 else -1 for p in s.order])
         if s.phase >= ERRAND_PHASE
-        else (),
-        market_used=s.market_used,
-        opera_used=s.opera_used,
-        extension_errands=s.ext_used,
-        unknown_used=_rot(s.unknown_used, seat, n),
-        errand_boys_left=boys_left,
-        actions=s.actions if TURN_PHASE <= s.phase <= BREED_PHASE else 0,
-        resolving=s.resolving,
-        using=s.using,
-        known_hands=tuple([tuple(sorted(s.known[p])) for p in order]),
-        resolving_spend=s.res_spend,
-        resolving_addon=s.res_addon,
-        resolving_left=s.res_left,
-        draw_queue=tuple(s.draw_queue),
-        draws_left=s.draw_mand,
-        draw_stage=s.draw_stage,
-        keep_selected=tuple(sorted(s.keep_sel)) if s.cur == seat else (),
-        final_round=s.final,
-        results=res,
+        else (),  # plan_order
+        s.market_used,  # market_used
+        s.opera_used,  # opera_used
+        s.ext_used,  # extension_errands
+        _rot(s.unknown_used, seat, n),  # unknown_used
+        boys_left,  # errand_boys_left
+        s.actions if TURN_PHASE <= s.phase <= BREED_PHASE else 0,  # actions
+        s.resolving,  # resolving
+        s.using,  # using
+        tuple([tuple(sorted(s.known[p])) for p in order]),  # known_hands
+        s.res_spend,  # resolving_spend
+        s.res_addon,  # resolving_addon
+        s.res_left,  # resolving_left
+        tuple(s.draw_queue),  # draw_queue
+        s.draw_mand,  # draws_left
+        s.draw_stage,  # draw_stage
+        tuple(sorted(s.keep_sel)) if s.cur == seat else (),  # keep_selected
+        s.final,  # final_round
+        res,  # results
     )
