@@ -76,7 +76,7 @@ class LeafEvaluator:
     def _encode(self, state: GameState, seats: range | list[int]) -> list[tuple]:
         """The seats' observations, each as (indices, values) of its non-zero entries."""
         t = time.perf_counter()
-        rows = [encode_state_sparse(state, p) for p in seats]
+        rows = [encode_state_sparse(state, p, ordered=False) for p in seats]
         self.t_encode += time.perf_counter() - t
         return rows
 

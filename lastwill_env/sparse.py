@@ -7,7 +7,8 @@ are non-zero. This module writes only those, straight from the game state (`stat
 indices of ones, indices of other values, and those values (a few of them zero). Then either
 
 - `encode_*_sparse` sorts them into `(indices, values)`: `indices` an ascending `np.intp`
-  array, `values` the matching `float32` array, zeros dropped; or
+  array, `values` the matching `float32` array, zeros dropped (with `ordered=False` the same
+  pairs unsorted: what a network's first layer, a sum over them, reads); or
 - `scatter(entries, out)` writes them into a zeroed dense vector (what `lastwill_env.encoding`
   returns), with no sort.
 
@@ -186,32 +187,71 @@ def _boards(
     vx: list[float],
     n: int,
     boards: Sequence[Sequence[int]],
+    any_order: Sequence[Sequence[int]],
     used: Sequence[int],
     filled: Sequence[int],
     step: Sequence[int],
     priv: Sequence[int],
 ) -> None:
-    """board0..4, then card_used, card_filled_slots, card_value_step, card_privilege_left
-    (read at board cards only: the engine keeps them zero elsewhere)."""
-    on_board: list[int] = []
+    """board0..4 (`boards`: relative seats), then card_used, card_filled_slots,
+    card_value_step, card_privilege_left (read at board cards only: the engine keeps them zero
+    elsewhere; `any_order`: the same boards in any seat order, the absolute one for a state)."""
     for r in range(n):
         board = boards[r]
         if board:
             base = _BOARD0 + r * NUM_CARDS
             on += [base + c for c in board]
-            on_board += board
-    for c in on_board:
-        if used[c]:
-            on.append(_USED + c)
-        if filled[c]:
-            ix.append(_FILLED + c)
-            vx.append(filled[c] / 3.0)
-        if step[c]:
-            ix.append(_STEP + c)
-            vx.append(step[c] * 0.2)
-        if priv[c]:
-            ix.append(_PRIV + c)
-            vx.append(priv[c] * 0.5)
+    f_on, f_ix, f_vx = _card_flags(any_order, used, filled, step, priv)
+    on += f_on
+    ix += f_ix
+    vx += f_vx
+
+
+# The last inputs and entries of `_card_flags` and `_piles_entries`, one (key, entries) tuple
+# each, replaced whole (so a reader never pairs one key with another's entries). Equal inputs
+# give equal entries, so a hit is exact whatever state, seat or game the inputs came from; the
+# keys are copies, so later changes to the state never alter them.
+_FLAGS_MEMO: tuple = (None, None)
+_PILES_MEMO: tuple = (None, None)
+
+
+def _card_flags(
+    boards: Sequence[Sequence[int]],
+    used: Sequence[int],
+    filled: Sequence[int],
+    step: Sequence[int],
+    priv: Sequence[int],
+) -> Entries:
+    """The entries of card_used .. card_privilege_left: the same for every observer (the board
+    cards in any seat order give the same set of entries). Remembered for the last inputs:
+    these lists change at a few decisions of a game, and comparing them costs less than
+    writing the entries."""
+    global _FLAGS_MEMO
+    key, got = _FLAGS_MEMO
+    if key == (boards, used, filled, step, priv):
+        return got
+    on: list[int] = []
+    ix: list[int] = []
+    vx: list[float] = []
+    for board in boards:
+        for c in board:
+            if used[c]:
+                on.append(_USED + c)
+            if filled[c]:
+                ix.append(_FILLED + c)
+                vx.append(filled[c] / 3.0)
+            if step[c]:
+                ix.append(_STEP + c)
+                vx.append(step[c] * 0.2)
+            if priv[c]:
+                ix.append(_PRIV + c)
+                vx.append(priv[c] * 0.5)
+    got = (on, ix, vx)
+    _FLAGS_MEMO = (
+        ([list(b) for b in boards], list(used), list(filled), list(step), list(priv)),
+        got,
+    )
+    return got
 
 
 def _offers(
@@ -272,13 +312,35 @@ def _piles(
 ) -> None:
     """discards (the four piles' cards after the first `skip[d]`, which lie face down),
     hidden_discards (`hidden`: face-down cards per pile), box, jokers_in_supply."""
-    on += [_DISCARDS + c for d, pile in enumerate(piles) for c in pile[skip[d] :]]
-    ix += _HIDDEN_IX  # zeros are dropped in _result
-    vx += (hidden[0] * 0.05, hidden[1] * 0.05, hidden[2] * 0.05, hidden[3] * 0.05)
+    p_on, p_ix, p_vx = _piles_entries(piles, skip, hidden, box, jokers)
+    on += p_on
+    ix += p_ix
+    vx += p_vx
+
+
+def _piles_entries(
+    piles: Sequence[Sequence[int]],
+    skip: Sequence[int],
+    hidden: Sequence[int],
+    box: Sequence[int],
+    jokers: int,
+) -> Entries:
+    """The entries of `_piles`, the same for every observer; remembered for the last inputs
+    (the piles grow a few times a round)."""
+    global _PILES_MEMO
+    key, got = _PILES_MEMO
+    if key == (piles, skip, hidden, box, jokers):
+        return got
+    on = [_DISCARDS + c for d, pile in enumerate(piles) for c in pile[skip[d] :]]
     on += [_BOX + c for c in box]
+    ix = list(_HIDDEN_IX)  # zeros are dropped in _result
+    vx = [hidden[0] * 0.05, hidden[1] * 0.05, hidden[2] * 0.05, hidden[3] * 0.05]
     if jokers:
         ix.append(_JOKERS)
         vx.append(jokers * 0.5)
+    got = (on, ix, vx)
+    _PILES_MEMO = (([list(p) for p in piles], list(skip), list(hidden), list(box), jokers), got)
+    return got
 
 
 def _errands(
@@ -312,18 +374,23 @@ def _known(on: list[int], n: int, known: Sequence[Sequence[int]]) -> None:
             on += [base + c for c in known[r]]
 
 
-def _result(on: list[int], ix: list[int], vx: list[float]) -> tuple[np.ndarray, np.ndarray]:
+def _result(
+    on: list[int], ix: list[int], vx: list[float], ordered: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """The ones at `on` and the values `vx` at `ix` (zeros among them dropped), in ascending
-    index order."""
+    index order (`ordered`) or in the writers' order."""
     k = len(on)
     on += ix
-    idx = np.array(on, dtype=np.intp)
-    vals = np.empty(len(on), dtype=np.float32)
+    m = len(on)
+    idx = np.fromiter(on, np.intp, m)
+    vals = np.empty(m, dtype=np.float32)
     vals[:k] = 1.0
-    vals[k:] = vx
+    vals[k:] = np.fromiter(vx, np.float32, m - k)
     if 0.0 in vx:
         nz = vals.nonzero()[0]
         idx, vals = idx[nz], vals[nz]
+    if not ordered:
+        return idx, vals
     order = idx.argsort()
     return idx[order], vals[order]
 
@@ -341,15 +408,22 @@ def scatter(entries: Entries, out: np.ndarray) -> np.ndarray:
     return out
 
 
-def encode_observation_sparse(view: PlayerView) -> tuple[np.ndarray, np.ndarray]:
-    """The observation of a `PlayerView` as `(indices, values)` (see the module docstring)."""
-    return _result(*view_entries(view))
+def encode_observation_sparse(
+    view: PlayerView, ordered: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
+    """The observation of a `PlayerView` as `(indices, values)` (see the module docstring;
+    `ordered` as in `encode_state_sparse`)."""
+    return _result(*view_entries(view), ordered)
 
 
-def encode_state_sparse(state: GameState, seat: int) -> tuple[np.ndarray, np.ndarray]:
+def encode_state_sparse(
+    state: GameState, seat: int, ordered: bool = True
+) -> tuple[np.ndarray, np.ndarray]:
     """The observation of `seat` as `(indices, values)`, read straight from the state: the same
-    as `encode_observation_sparse(player_view(state, seat))` without building the view."""
-    return _result(*state_entries(state, seat))
+    as `encode_observation_sparse(player_view(state, seat))` without building the view. With
+    `ordered=False` the same pairs in no particular order (a sort fewer, for readers that only
+    sum over them, such as a network's first layer)."""
+    return _result(*state_entries(state, seat), ordered)
 
 
 def view_entries(view: PlayerView) -> Entries:
@@ -380,7 +454,7 @@ def view_entries(view: PlayerView) -> Entries:
     money, sizes, ext, boards = v.money, v.hand_sizes, v.extensions, v.boards
     boys, unknown = v.errand_boys_left, v.unknown_used
     _seats(on, ix, vx, n, money, sizes, ext, boards, v.plans, order_pos, boys, unknown)
-    _boards(on, ix, vx, n, boards, v.used, v.filled_slots, v.value_step, v.privilege_left)
+    _boards(on, ix, vx, n, boards, boards, v.used, v.filled_slots, v.value_step, v.privilege_left)
     on += [_HAND + c for c in v.hand]
     on += [_KEEP + c for c in v.keep_selected]
     _offers(on, ix, vx, v.offer, v.offer_taken_by)
@@ -450,7 +524,7 @@ def state_entries(state: GameState, seat: int) -> Entries:
     sizes = [len(h) for h in hands]
     boys = _boys_left(s, seat, plans)
     _seats(on, ix, vx, n, money, sizes, ext, boards, plans, order_pos, boys, unknown)
-    _boards(on, ix, vx, n, boards, s.used, s.filled, s.step, s.priv)
+    _boards(on, ix, vx, n, boards, s.boards, s.used, s.filled, s.step, s.priv)
     on += [_HAND + c for c in s.hands[seat]]
     if s.cur == seat:
         on += [_KEEP + c for c in s.keep_sel]

@@ -48,12 +48,22 @@ def _check_sparse(sparse: tuple[np.ndarray, np.ndarray], dense: np.ndarray, wher
     assert (vals != 0).all(), where
 
 
+def _check_unordered(pairs: tuple[np.ndarray, np.ndarray], dense: np.ndarray, where: str) -> None:
+    """`ordered=False`: the same pairs as the ordered form, in any order."""
+    idx, vals = pairs
+    assert idx.dtype == np.intp and vals.dtype == np.float32, where
+    order = np.argsort(idx, kind="stable")
+    assert len(np.unique(idx)) == len(idx), where
+    _check_sparse((idx[order], vals[order]), dense, where + " (unordered)")
+
+
 def _check_position(s, n: int, where: str, with_view: bool) -> None:
     buf = np.full(OBS_SIZE, 7.0, dtype=np.float32)  # stale contents must be overwritten
     for seat in range(n):
         at = f"{where} seat {seat}"
         dense = ref.encode_state(s, seat)
         _check_sparse(encode_state_sparse(s, seat), dense, at)
+        _check_unordered(encode_state_sparse(s, seat, ordered=False), dense, at)
         assert encode_state(s, seat).tobytes() == dense.tobytes(), at
         assert encode_state(s, seat, buf).tobytes() == dense.tobytes(), at
         if with_view:
@@ -92,3 +102,23 @@ def test_sparse_form_scatters_to_the_dense_vector():
     dense[idx] = vals
     assert dense.tobytes() == encode_state(s, 1).tobytes()
     assert np.all(np.diff(idx) > 0)
+
+
+def test_two_games_stepped_in_turn_encode_as_the_reference():
+    """The writer remembers the last inputs of its observer-independent pieces (card flags,
+    piles): two games stepped in turn, each changed in place by the engine, still encode
+    exactly as the reference, for every seat and both readers."""
+    games = [new_game(make_config(n), 70 + n) for n in (3, 4)]
+    rnd = random.Random(3)
+    k = 0
+    while not all(g.is_over for g in games) and k < 600:
+        for g in games:
+            if g.is_over:
+                continue
+            for seat in range(g.n):
+                dense = ref.encode_state(g, seat)
+                assert encode_state(g, seat).tobytes() == dense.tobytes(), k
+                _check_sparse(encode_observation_sparse(player_view(g, seat)), dense, str(k))
+            g.apply_action(rnd.choice(legal_actions(g)))
+        k += 1
+    assert k >= 100

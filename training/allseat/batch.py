@@ -13,8 +13,9 @@ from lastwill_env.encoding import encode_state_sparse
 
 def sparse_obs(state, seat: int, buf: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """The seat's observation (docs/RULES.md §10) as (indices, values): `encode_state_sparse`,
-    written straight from the state (`buf` is not used any more)."""
-    return encode_state_sparse(state, seat)
+    written straight from the state, unsorted (the `EmbeddingBag` sums over the pairs in any
+    order; `buf` is not used any more)."""
+    return encode_state_sparse(state, seat, ordered=False)
 
 
 def sparse_batch(rows: list[tuple[np.ndarray, np.ndarray]]):
