@@ -2,10 +2,11 @@
 for every seat, from a trained policy with its critic (`agents.policy.NumpyPolicy`).
 
 `LeafEvaluator.evaluate(state, legal)` encodes every seat's own observation in its sparse form
-(`encode_state_sparse(state, p)`: what `player_view(state, p)` shows, without building the
-view) and runs the first layers of both networks, actor and critic, side by side as one weight
-matrix over all the seats' observations (each read through its few non-zero entries); the actor's
-later layers then read the acting seat's row, the critic's the rows of all seats at once.
+(`encode_seats_sparse(state, seats)`: for each seat what `player_view(state, p)` shows, without
+building the views, the pieces all observers share written once) and runs the first layers of
+both networks, actor and critic, side by side as one weight matrix over all the seats'
+observations (each read through its few non-zero entries); the actor's later layers then read
+the acting seat's row, the critic's the rows of all seats at once.
 The move probabilities are those of `NumpyPolicy.evaluate` for the acting seat's view: the
 masked softmax of the actor's logits over `legal`, with the policy's prior bot asked on
 `player_view(state, seat)` and `prior_weight` added to its choice's logit.
@@ -35,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.encoding import REWARD_MODES, encode_state_sparse, terminal_rewards
+from lastwill_env.encoding import REWARD_MODES, encode_seats_sparse, terminal_rewards
 from lastwill_env.engine import GameState, player_view
 from lastwill_env.shaping import potential
 
@@ -76,7 +77,7 @@ class LeafEvaluator:
     def _encode(self, state: GameState, seats: range | list[int]) -> list[tuple]:
         """The seats' observations, each as (indices, values) of its non-zero entries."""
         t = time.perf_counter()
-        rows = [encode_state_sparse(state, p, ordered=False) for p in seats]
+        rows = encode_seats_sparse(state, seats, ordered=False)
         self.t_encode += time.perf_counter() - t
         return rows
 

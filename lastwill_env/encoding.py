@@ -18,6 +18,8 @@ indices ascending, values float32 and non-zero. Two readers feed it:
 - `encode_state(state, seat)` / `encode_state_sparse(state, seat)` read the `GameState`
   directly, reading only what `player_view(state, seat)` would show. They skip building the view
   (whose per-card tuples cost more than the whole engine step); the environments use them.
+  `encode_seats_sparse(state, seats)` gives several seats' sparse observations of one state,
+  the pieces every observer shares written once (the search's leaf evaluations read them all).
 The dense vector is the writer's entries scattered over zeros, so
 `np.flatnonzero(encode_state(s, p))` is the sparse form's `indices`. Consumers that only read the
 non-zero entries (the first layer of a network) should take the sparse form. Tests check on
@@ -58,6 +60,7 @@ from .obs_layout import (
 )
 from .sparse import (
     encode_observation_sparse,
+    encode_seats_sparse,
     encode_state_sparse,
     scatter,
     state_entries,
@@ -79,6 +82,7 @@ __all__ = [
     "encode_observation_sparse",
     "encode_state",
     "encode_state_sparse",
+    "encode_seats_sparse",
     "encode_global_state",
     "action_mask",
     "describe",

@@ -15,7 +15,10 @@ indices of ones, indices of other values, and those values (a few of them zero).
 Both come from the same entries, so they always agree: `indices == np.flatnonzero(dense)` and
 `values == dense[indices]`. The state path reads only what `player_view(state, seat)` would show
 (docs/RULES.md §10): public data and the seat's own hand, its keep choices only when it is the
-one keeping.
+one keeping. It writes in two parts: `shared_entries(state)`, the pieces that are the same for
+every observer (the round and phase, the card being resolved, the board cards' flags, the
+supply, the piles, the errands), and the observer's own pieces over a copy of them;
+`encode_seats_sparse(state, seats)` writes the shared part once for all the seats.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from .engine.game import (
 from .obs_layout import OBS_HIGH, OBS_LOW, OBS_OFFSETS, SEAT_BLOCK, SEAT_OFFSETS
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
 
     from .engine import GameState, PlayerView
 
@@ -45,6 +48,8 @@ __all__ = [
     "encode_state_sparse",
     "encode_observation_sparse",
     "state_entries",
+    "shared_entries",
+    "encode_seats_sparse",
     "view_entries",
     "scatter",
 ]
@@ -91,21 +96,23 @@ def _head(
     rnd: int,
     final: bool,
     phase: int,
-    to_act: int,
-    start: int,
     actions: int,
 ) -> None:
-    """num_players, round, final_round, phase, to_act, start_player, actions_left."""
+    """num_players, round, final_round, phase, actions_left (the same for every observer)."""
     on += (_NP + n - 2, _ROUND + rnd - 1)
     if final:
         on.append(_FINAL)
     on.append(_PHASE + phase)
-    if to_act >= 0:
-        on.append(_TO_ACT + to_act)
-    on.append(_START + start)
     if actions:
         ix.append(_ACTIONS)
         vx.append(actions * 0.1)
+
+
+def _turn(on: list[int], to_act: int, start: int) -> None:
+    """to_act and start_player (relative seats)."""
+    if to_act >= 0:
+        on.append(_TO_ACT + to_act)
+    on.append(_START + start)
 
 
 def _resolving(
@@ -181,58 +188,27 @@ def _seats(
             on.append(b + _S_UNKNOWN)
 
 
-def _boards(
-    on: list[int],
-    ix: list[int],
-    vx: list[float],
-    n: int,
-    boards: Sequence[Sequence[int]],
-    any_order: Sequence[Sequence[int]],
-    used: Sequence[int],
-    filled: Sequence[int],
-    step: Sequence[int],
-    priv: Sequence[int],
-) -> None:
-    """board0..4 (`boards`: relative seats), then card_used, card_filled_slots,
-    card_value_step, card_privilege_left (read at board cards only: the engine keeps them zero
-    elsewhere; `any_order`: the same boards in any seat order, the absolute one for a state)."""
+def _board_cards(on: list[int], n: int, boards: Sequence[Sequence[int]]) -> None:
+    """board0..4: the cards on each relative seat's board."""
     for r in range(n):
         board = boards[r]
         if board:
             base = _BOARD0 + r * NUM_CARDS
             on += [base + c for c in board]
-    f_on, f_ix, f_vx = _card_flags(any_order, used, filled, step, priv)
-    on += f_on
-    ix += f_ix
-    vx += f_vx
-
-
-# The last inputs and entries of `_card_flags` and `_piles_entries`, one (key, entries) tuple
-# each, replaced whole (so a reader never pairs one key with another's entries). Equal inputs
-# give equal entries, so a hit is exact whatever state, seat or game the inputs came from; the
-# keys are copies, so later changes to the state never alter them.
-_FLAGS_MEMO: tuple = (None, None)
-_PILES_MEMO: tuple = (None, None)
 
 
 def _card_flags(
+    on: list[int],
+    ix: list[int],
+    vx: list[float],
     boards: Sequence[Sequence[int]],
     used: Sequence[int],
     filled: Sequence[int],
     step: Sequence[int],
     priv: Sequence[int],
-) -> Entries:
-    """The entries of card_used .. card_privilege_left: the same for every observer (the board
-    cards in any seat order give the same set of entries). Remembered for the last inputs:
-    these lists change at a few decisions of a game, and comparing them costs less than
-    writing the entries."""
-    global _FLAGS_MEMO
-    key, got = _FLAGS_MEMO
-    if key == (boards, used, filled, step, priv):
-        return got
-    on: list[int] = []
-    ix: list[int] = []
-    vx: list[float] = []
+) -> None:
+    """card_used, card_filled_slots, card_value_step, card_privilege_left, read at the cards on
+    `boards` (in any seat order) only: the engine keeps them zero elsewhere."""
     for board in boards:
         for c in board:
             if used[c]:
@@ -246,12 +222,6 @@ def _card_flags(
             if priv[c]:
                 ix.append(_PRIV + c)
                 vx.append(priv[c] * 0.5)
-    got = (on, ix, vx)
-    _FLAGS_MEMO = (
-        ([list(b) for b in boards], list(used), list(filled), list(step), list(priv)),
-        got,
-    )
-    return got
 
 
 def _offers(
@@ -312,35 +282,13 @@ def _piles(
 ) -> None:
     """discards (the four piles' cards after the first `skip[d]`, which lie face down),
     hidden_discards (`hidden`: face-down cards per pile), box, jokers_in_supply."""
-    p_on, p_ix, p_vx = _piles_entries(piles, skip, hidden, box, jokers)
-    on += p_on
-    ix += p_ix
-    vx += p_vx
-
-
-def _piles_entries(
-    piles: Sequence[Sequence[int]],
-    skip: Sequence[int],
-    hidden: Sequence[int],
-    box: Sequence[int],
-    jokers: int,
-) -> Entries:
-    """The entries of `_piles`, the same for every observer; remembered for the last inputs
-    (the piles grow a few times a round)."""
-    global _PILES_MEMO
-    key, got = _PILES_MEMO
-    if key == (piles, skip, hidden, box, jokers):
-        return got
-    on = [_DISCARDS + c for d, pile in enumerate(piles) for c in pile[skip[d] :]]
+    on += [_DISCARDS + c for d, pile in enumerate(piles) for c in pile[skip[d] :]]
+    ix += _HIDDEN_IX  # zeros are dropped in _result
+    vx += (hidden[0] * 0.05, hidden[1] * 0.05, hidden[2] * 0.05, hidden[3] * 0.05)
     on += [_BOX + c for c in box]
-    ix = list(_HIDDEN_IX)  # zeros are dropped in _result
-    vx = [hidden[0] * 0.05, hidden[1] * 0.05, hidden[2] * 0.05, hidden[3] * 0.05]
     if jokers:
         ix.append(_JOKERS)
         vx.append(jokers * 0.5)
-    got = (on, ix, vx)
-    _PILES_MEMO = (([list(p) for p in piles], list(skip), list(hidden), list(box), jokers), got)
-    return got
 
 
 def _errands(
@@ -426,6 +374,15 @@ def encode_state_sparse(
     return _result(*state_entries(state, seat), ordered)
 
 
+def encode_seats_sparse(
+    state: GameState, seats: Iterable[int], ordered: bool = True
+) -> list[tuple[np.ndarray, np.ndarray]]:
+    """`[encode_state_sparse(state, p, ordered) for p in seats]`, the pieces that are the same
+    for every observer written once."""
+    shared = shared_entries(state)
+    return [_result(*state_entries(state, p, shared), ordered) for p in seats]
+
+
 def view_entries(view: PlayerView) -> Entries:
     """The entries of a view's observation: ones at `on`, values `vx` at `ix` (some of them
     zero), in no particular order."""
@@ -434,7 +391,8 @@ def view_entries(view: PlayerView) -> Entries:
     on: list[int] = []
     ix: list[int] = []
     vx: list[float] = []
-    _head(on, ix, vx, n, v.round, v.final_round, v.phase, v.to_act, v.start_player, v.actions)
+    _head(on, ix, vx, n, v.round, v.final_round, v.phase, v.actions)
+    _turn(on, v.to_act, v.start_player)
     _resolving(
         on,
         ix,
@@ -454,7 +412,8 @@ def view_entries(view: PlayerView) -> Entries:
     money, sizes, ext, boards = v.money, v.hand_sizes, v.extensions, v.boards
     boys, unknown = v.errand_boys_left, v.unknown_used
     _seats(on, ix, vx, n, money, sizes, ext, boards, v.plans, order_pos, boys, unknown)
-    _boards(on, ix, vx, n, boards, boards, v.used, v.filled_slots, v.value_step, v.privilege_left)
+    _board_cards(on, n, boards)
+    _card_flags(on, ix, vx, boards, v.used, v.filled_slots, v.value_step, v.privilege_left)
     on += [_HAND + c for c in v.hand]
     on += [_KEEP + c for c in v.keep_selected]
     _offers(on, ix, vx, v.offer, v.offer_taken_by)
@@ -492,18 +451,17 @@ def _rotated(s: GameState, seat: int) -> tuple[list, ...]:
     )
 
 
-def state_entries(state: GameState, seat: int) -> Entries:
-    """The entries of `seat`'s observation read straight from the state (as `view_entries` of
-    `player_view(state, seat)`, without building the view)."""
+def shared_entries(state: GameState) -> Entries:
+    """The entries of every observer's observation of `state` that do not depend on the
+    observer: num_players, round, final_round, phase, actions_left, the card being resolved
+    and the pending draw, the board cards' flags, the supply, the piles and the errands."""
     s = state
-    n, phase = s.n, s.phase
-    money, boards, ext, plans, unknown, hands, known = _rotated(s, seat)
+    phase = s.phase
     on: list[int] = []
     ix: list[int] = []
     vx: list[float] = []
-    to_act = (s.cur - seat) % n if phase != GAME_OVER else -1
     actions = s.actions if phase in _ACTION_PHASES else 0
-    _head(on, ix, vx, n, s.round, s.final, phase, to_act, (s.start - seat) % n, actions)
+    _head(on, ix, vx, s.n, s.round, s.final, phase, actions)
     _resolving(
         on,
         ix,
@@ -517,6 +475,26 @@ def state_entries(state: GameState, seat: int) -> Entries:
         s.draw_stage,
         s.draw_queue,
     )
+    _card_flags(on, ix, vx, s.boards, s.used, s.filled, s.step, s.priv)
+    _supply(on, ix, vx, s.mods, s.tokens, s.ext_left, [len(d) for d in s.decks], len(s.special))
+    hidden = s.hidden
+    _piles(on, ix, vx, s.discards, hidden, hidden, s.box, len(s.jokers))
+    _errands(on, ix, vx, s.market_used, s.opera_used, s.ext_used, s.blocked, s.using)
+    return on, ix, vx
+
+
+def state_entries(state: GameState, seat: int, shared: Entries | None = None) -> Entries:
+    """The entries of `seat`'s observation read straight from the state (as `view_entries` of
+    `player_view(state, seat)`, without building the view). `shared`: `shared_entries(state)`
+    when the caller has it (it is copied, not changed)."""
+    s = state
+    n, phase = s.n, s.phase
+    money, boards, ext, plans, unknown, hands, known = _rotated(s, seat)
+    if shared is None:
+        on, ix, vx = shared_entries(s)
+    else:
+        on, ix, vx = list(shared[0]), list(shared[1]), list(shared[2])
+    _turn(on, (s.cur - seat) % n if phase != GAME_OVER else -1, (s.start - seat) % n)
     order_pos = [-1] * n
     if phase >= ERRAND_PHASE:
         for i, p in enumerate(s.order):
@@ -524,14 +502,10 @@ def state_entries(state: GameState, seat: int) -> Entries:
     sizes = [len(h) for h in hands]
     boys = _boys_left(s, seat, plans)
     _seats(on, ix, vx, n, money, sizes, ext, boards, plans, order_pos, boys, unknown)
-    _boards(on, ix, vx, n, boards, s.boards, s.used, s.filled, s.step, s.priv)
+    _board_cards(on, n, boards)
     on += [_HAND + c for c in s.hands[seat]]
     if s.cur == seat:
         on += [_KEEP + c for c in s.keep_sel]
     _offers(on, ix, vx, s.offer, [(p - seat) % n if p >= 0 else -1 for p in s.offer_boy])
-    _supply(on, ix, vx, s.mods, s.tokens, s.ext_left, [len(d) for d in s.decks], len(s.special))
-    hidden = s.hidden
-    _piles(on, ix, vx, s.discards, hidden, hidden, s.box, len(s.jokers))
-    _errands(on, ix, vx, s.market_used, s.opera_used, s.ext_used, s.blocked, s.using)
     _known(on, n, known)
     return on, ix, vx

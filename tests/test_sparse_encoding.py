@@ -4,7 +4,8 @@ Over bot games at 2-5 players (uniform random play, the scripted bots, debt seek
 bankruptcy; several game options), at every decision and for every seat (the acting one and the
 observers, up to the final position), the sparse form of both readers (`encode_state_sparse`,
 `encode_observation_sparse`) must be exactly the non-zeros of the reference's dense vector:
-same indices in ascending order (`np.flatnonzero`), the same float32 values bit for bit. The
+same indices in ascending order (`np.flatnonzero`), the same float32 values bit for bit; the
+unordered forms (`ordered=False`, `encode_seats_sparse`) the same pairs in some order. The
 library's dense vectors and the global state must equal the reference byte for byte.
 """
 
@@ -22,6 +23,7 @@ from lastwill_env.encoding import (
     encode_global_state,
     encode_observation,
     encode_observation_sparse,
+    encode_seats_sparse,
     encode_state,
     encode_state_sparse,
 )
@@ -59,11 +61,14 @@ def _check_unordered(pairs: tuple[np.ndarray, np.ndarray], dense: np.ndarray, wh
 
 def _check_position(s, n: int, where: str, with_view: bool) -> None:
     buf = np.full(OBS_SIZE, 7.0, dtype=np.float32)  # stale contents must be overwritten
+    rows = encode_seats_sparse(s, range(n), ordered=False)  # the shared pieces written once
+    assert len(rows) == n, where
     for seat in range(n):
         at = f"{where} seat {seat}"
         dense = ref.encode_state(s, seat)
         _check_sparse(encode_state_sparse(s, seat), dense, at)
         _check_unordered(encode_state_sparse(s, seat, ordered=False), dense, at)
+        _check_unordered(rows[seat], dense, at + " (seats)")
         assert encode_state(s, seat).tobytes() == dense.tobytes(), at
         assert encode_state(s, seat, buf).tobytes() == dense.tobytes(), at
         if with_view:
@@ -102,23 +107,3 @@ def test_sparse_form_scatters_to_the_dense_vector():
     dense[idx] = vals
     assert dense.tobytes() == encode_state(s, 1).tobytes()
     assert np.all(np.diff(idx) > 0)
-
-
-def test_two_games_stepped_in_turn_encode_as_the_reference():
-    """The writer remembers the last inputs of its observer-independent pieces (card flags,
-    piles): two games stepped in turn, each changed in place by the engine, still encode
-    exactly as the reference, for every seat and both readers."""
-    games = [new_game(make_config(n), 70 + n) for n in (3, 4)]
-    rnd = random.Random(3)
-    k = 0
-    while not all(g.is_over for g in games) and k < 600:
-        for g in games:
-            if g.is_over:
-                continue
-            for seat in range(g.n):
-                dense = ref.encode_state(g, seat)
-                assert encode_state(g, seat).tobytes() == dense.tobytes(), k
-                _check_sparse(encode_observation_sparse(player_view(g, seat)), dense, str(k))
-            g.apply_action(rnd.choice(legal_actions(g)))
-        k += 1
-    assert k >= 100
