@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .engine import CATALOGUE
+from .engine.config import PLAYER_COUNTS
 from .engine.game import (
     BREED_PHASE,
     DRAW_PHASE,
@@ -82,6 +83,11 @@ _SEATS = 5  # seat blocks and the offer_taken_by one-hots, whatever the player c
 _ACTION_PHASES = frozenset(range(TURN_PHASE, BREED_PHASE + 1))
 _SUPPLY_IX = tuple(range(_MODS, _SPECIAL + 1))  # modifiers .. special_deck_size: 14 values
 _HIDDEN_IX = tuple(range(_HIDDEN, _HIDDEN + 4))
+# per player count: the seats in relative order as seen from each seat (absolute seat of r)
+_ROTATIONS = {
+    n: tuple(tuple((o + r) % n for r in range(n)) for o in range(n)) for n in PLAYER_COUNTS
+}
+_IDENTITY = {n: tuple(range(n)) for n in PLAYER_COUNTS}
 
 
 def _clip(x: float) -> float:
@@ -153,48 +159,50 @@ def _resolving(
                 vx.append(k * 0.125)
 
 
-def _seats(
+def _seat_blocks(
     on: list[int],
     ix: list[int],
     vx: list[float],
-    n: int,
+    order: Sequence[int],
     money: Sequence[int],
-    hand_sizes: Sequence[int],
+    sizes: Sequence[int],
     ext: Sequence[int],
     boards: Sequence[Sequence[int]],
     plans: Sequence[int],
-    order_pos: Sequence[int],
+    pos: Sequence[int],
     boys: Sequence[int],
     unknown: Sequence[bool],
+    known: Sequence[Sequence[int]],
 ) -> None:
-    """The seat blocks of relative seats 0..n-1 (`order_pos[r]`: r's place in the plan order,
-    -1 before it is known)."""
-    for r in range(n):
+    """Per relative seat r = 0..n-1: its seat block, board{r} and known_hand{r}. The per-seat
+    sequences are read at `order[r]` (the absolute seats from the observer on, for a state; the
+    identity for a view, already relative); `pos[p]`: p's place in the plan order, -1 before it
+    is known; `sizes`: hand sizes."""
+    for r, p in enumerate(order):
         b = _SEAT0 + r * SEAT_BLOCK
         on.append(b)  # present
+        board = boards[p]
+        m = money[p] * 0.01
         ix += (b + 1, b + 2, b + 3, b + 4, b + _S_BOYS)  # zeros are dropped in _result
         vx += (
-            _clip(money[r] * 0.01),
-            hand_sizes[r] * 0.1,
-            ext[r] * 0.25,
-            len(boards[r]) * 0.1,
-            boys[r] * 0.5,
+            OBS_HIGH if m > OBS_HIGH else (OBS_LOW if m < OBS_LOW else m),
+            sizes[p] * 0.1,
+            ext[p] * 0.25,
+            len(board) * 0.1,
+            boys[p] * 0.5,
         )
-        if plans[r] >= 0:
-            on.append(b + _S_PLAN + plans[r])
-        if order_pos[r] >= 0:
-            on.append(b + _S_ORDER + order_pos[r])
-        if unknown[r]:
+        if plans[p] >= 0:
+            on.append(b + _S_PLAN + plans[p])
+        if pos[p] >= 0:
+            on.append(b + _S_ORDER + pos[p])
+        if unknown[p]:
             on.append(b + _S_UNKNOWN)
-
-
-def _board_cards(on: list[int], n: int, boards: Sequence[Sequence[int]]) -> None:
-    """board0..4: the cards on each relative seat's board."""
-    for r in range(n):
-        board = boards[r]
         if board:
             base = _BOARD0 + r * NUM_CARDS
             on += [base + c for c in board]
+        if known[p]:
+            base = _KNOWN0 + r * NUM_CARDS
+            on += [base + c for c in known[p]]
 
 
 def _card_flags(
@@ -314,14 +322,6 @@ def _errands(
         on.append(_USING + using)
 
 
-def _known(on: list[int], n: int, known: Sequence[Sequence[int]]) -> None:
-    """known_hand0..4: the offer cards each relative seat took and still holds (public)."""
-    for r in range(n):
-        if known[r]:
-            base = _KNOWN0 + r * NUM_CARDS
-            on += [base + c for c in known[r]]
-
-
 def _result(
     on: list[int], ix: list[int], vx: list[float], ordered: bool = True
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -409,10 +409,22 @@ def view_entries(view: PlayerView) -> Entries:
     order_pos = [-1] * n
     for i, r in enumerate(v.plan_order):
         order_pos[r] = i
-    money, sizes, ext, boards = v.money, v.hand_sizes, v.extensions, v.boards
-    boys, unknown = v.errand_boys_left, v.unknown_used
-    _seats(on, ix, vx, n, money, sizes, ext, boards, v.plans, order_pos, boys, unknown)
-    _board_cards(on, n, boards)
+    boards = v.boards
+    _seat_blocks(
+        on,
+        ix,
+        vx,
+        _IDENTITY[n],
+        v.money,
+        v.hand_sizes,
+        v.extensions,
+        boards,
+        v.plans,
+        order_pos,
+        v.errand_boys_left,
+        v.unknown_used,
+        v.known_hands,
+    )
     _card_flags(on, ix, vx, boards, v.used, v.filled_slots, v.value_step, v.privilege_left)
     on += [_HAND + c for c in v.hand]
     on += [_KEEP + c for c in v.keep_selected]
@@ -420,35 +432,19 @@ def view_entries(view: PlayerView) -> Entries:
     _supply(on, ix, vx, v.modifiers, v.tokens, v.extensions_left, v.deck_sizes, v.special_deck_size)
     _piles(on, ix, vx, v.discards, (0, 0, 0, 0), v.hidden_discards, v.box, v.jokers_in_supply)
     _errands(on, ix, vx, v.market_used, v.opera_used, v.extension_errands, v.blocked_plans, v.using)
-    _known(on, n, v.known_hands)
     return on, ix, vx
 
 
-def _boys_left(s: GameState, seat: int, plans: Sequence[int]) -> list[int]:
-    """Errand boys still to place per relative seat (as `player_view` computes them)."""
+def _boys_left(s: GameState) -> list[int]:
+    """Errand boys still to place per absolute seat (as `player_view` computes them)."""
     n, phase = s.n, s.phase
     if ERRAND_PHASE <= phase <= UNKNOWN_PHASE:  # errands (and the market / unknown card)
         rest = s.errand_seq[s.errand_i :]
-        return [rest.count((seat + r) % n) for r in range(n)]
+        return [rest.count(p) for p in range(n)]
     if phase < ERRAND_PHASE:  # planning: the chosen plans' errand boys
         table = CATALOGUE.plans[n]
-        return [table[p].errand_boys if p >= 0 else 0 for p in plans]
+        return [table[p].errand_boys if p >= 0 else 0 for p in s.plans]
     return [0] * n
-
-
-def _rotated(s: GameState, seat: int) -> tuple[list, ...]:
-    """The per-seat lists of the state, seen from `seat` (relative seat 0 first)."""
-    if not seat:
-        return s.money, s.boards, s.ext, s.plans, s.unknown_used, s.hands, s.known
-    return (
-        s.money[seat:] + s.money[:seat],
-        s.boards[seat:] + s.boards[:seat],
-        s.ext[seat:] + s.ext[:seat],
-        s.plans[seat:] + s.plans[:seat],
-        s.unknown_used[seat:] + s.unknown_used[:seat],
-        s.hands[seat:] + s.hands[:seat],
-        s.known[seat:] + s.known[:seat],
-    )
 
 
 def shared_entries(state: GameState) -> Entries:
@@ -489,23 +485,36 @@ def state_entries(state: GameState, seat: int, shared: Entries | None = None) ->
     when the caller has it (it is copied, not changed)."""
     s = state
     n, phase = s.n, s.phase
-    money, boards, ext, plans, unknown, hands, known = _rotated(s, seat)
     if shared is None:
         on, ix, vx = shared_entries(s)
     else:
         on, ix, vx = list(shared[0]), list(shared[1]), list(shared[2])
     _turn(on, (s.cur - seat) % n if phase != GAME_OVER else -1, (s.start - seat) % n)
-    order_pos = [-1] * n
+    pos = [-1] * n
     if phase >= ERRAND_PHASE:
         for i, p in enumerate(s.order):
-            order_pos[(p - seat) % n] = i
+            pos[p] = i
+    hands = s.hands
     sizes = [len(h) for h in hands]
-    boys = _boys_left(s, seat, plans)
-    _seats(on, ix, vx, n, money, sizes, ext, boards, plans, order_pos, boys, unknown)
-    _board_cards(on, n, boards)
-    on += [_HAND + c for c in s.hands[seat]]
+    order = _ROTATIONS[n][seat]
+    boys = _boys_left(s)
+    _seat_blocks(
+        on,
+        ix,
+        vx,
+        order,
+        s.money,
+        sizes,
+        s.ext,
+        s.boards,
+        s.plans,
+        pos,
+        boys,
+        s.unknown_used,
+        s.known,
+    )
+    on += [_HAND + c for c in hands[seat]]
     if s.cur == seat:
         on += [_KEEP + c for c in s.keep_sel]
     _offers(on, ix, vx, s.offer, [(p - seat) % n if p >= 0 else -1 for p in s.offer_boy])
-    _known(on, n, known)
     return on, ix, vx
