@@ -15,7 +15,7 @@ Creating it::
 
 ``env()`` is the standard form: PettingZoo's order checks (no ``step``/``observe`` before
 ``reset``, a warning for a step after the game) and its out-of-bounds assertion on actions.
-``raw_env()`` is the same environment without them, the documented fast path (about a third
+``raw_env()`` is the same environment without them, the documented fast path (about a tenth
 fewer microseconds per step, see ``benchmarks/env_speed.py``) for loops that are known to be
 correct; it still refuses illegal actions (below) and ``step()`` before ``reset()``. Both
 pass PettingZoo's ``api_test``.
