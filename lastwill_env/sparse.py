@@ -87,7 +87,6 @@ _HIDDEN_IX = tuple(range(_HIDDEN, _HIDDEN + 4))
 _ROTATIONS = {
     n: tuple(tuple((o + r) % n for r in range(n)) for o in range(n)) for n in PLAYER_COUNTS
 }
-_IDENTITY = {n: tuple(range(n)) for n in PLAYER_COUNTS}
 
 
 def _clip(x: float) -> float:
@@ -182,10 +181,9 @@ def _seat_blocks(
         b = _SEAT0 + r * SEAT_BLOCK
         on.append(b)  # present
         board = boards[p]
-        m = money[p] * 0.01
         ix += (b + 1, b + 2, b + 3, b + 4, b + _S_BOYS)  # zeros are dropped in _result
         vx += (
-            OBS_HIGH if m > OBS_HIGH else (OBS_LOW if m < OBS_LOW else m),
+            _clip(money[p] * 0.01),
             sizes[p] * 0.1,
             ext[p] * 0.25,
             len(board) * 0.1,
@@ -414,7 +412,7 @@ def view_entries(view: PlayerView) -> Entries:
         on,
         ix,
         vx,
-        _IDENTITY[n],
+        range(n),
         v.money,
         v.hand_sizes,
         v.extensions,
