@@ -20,6 +20,10 @@ Measures, single process, for ``--seconds`` each, one after another:
   at 4 players), ``raw_ratio_vs_holdem`` = raw env / peer; ``round_ratios_vs_holdem`` gives
   each round's wrapped env over the peer measured right after it.
 
+``writer`` names the observation writer of the state path (``lastwill_env.sparse.WRITER``:
+``compiled`` where the install built ``lastwill_env._cwriter``, else ``python``; the environment
+variable ``LASTWILL_WRITER=python`` measures the Python one).
+
 With ``--repeat R`` every measurement is taken R times, in turns, and medians are reported.
 Prints ONE JSON line (``--json PATH`` also writes it to PATH, the form that
 ``benchmarks/results_doc.py --add NAME PATH --command CMD`` stores) and a short summary on
@@ -129,6 +133,13 @@ def one_round(args: argparse.Namespace) -> dict:
     return r
 
 
+def _writer() -> str:
+    """Which observation writer the state path used (`lastwill_env.sparse.WRITER`)."""
+    from lastwill_env import sparse
+
+    return sparse.WRITER
+
+
 def summarize(args: argparse.Namespace, runs: list[dict], peers: list[dict]) -> dict:
     """The medians, the ratios and every run's headline figures."""
     out: dict = {
@@ -137,6 +148,7 @@ def summarize(args: argparse.Namespace, runs: list[dict], peers: list[dict]) -> 
         "seconds": args.seconds,
         "repeat": args.repeat,
         "python": platform.python_version(),
+        "writer": _writer(),
     }
     for key in runs[0]:
         out[key] = round(statistics.median(r[key] for r in runs), 1)

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402
+from lastwill_env import sparse  # noqa: E402
 from lastwill_env.engine import (  # noqa: E402
     GameConfig,
     apply_action,
@@ -128,9 +129,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"spec": spec, **out}))
+        print(json.dumps({"spec": spec, "writer": sparse.WRITER, **out}))
         return 0
-    print(spec)
+    print(f"{spec} (observation writer: {sparse.WRITER})")
     for key, row in out.items():
         print(f"{key}: " + ", ".join(f"{k}={v:.3g}" for k, v in row.items()))
     return 0

@@ -33,6 +33,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from lastwill_env import sparse  # noqa: E402
 from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
 
 MODES = ("single_seat", "all_seat")
@@ -229,6 +230,7 @@ def main() -> int:
         "seconds": args.seconds,
         "repeat": args.repeat,
         "net": [args.net, args.net],
+        "writer": sparse.WRITER,
         **{
             mode: {k: med(mode, k) for k in ("overall_sps", "rollout_sps", "update_sps")}
             for mode in runs

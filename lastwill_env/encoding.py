@@ -20,7 +20,9 @@ indices ascending, values float32 and non-zero. Two readers feed it:
   (whose per-card tuples cost more than the whole engine step); the environments use them.
   `encode_seats_sparse(state, seats)` gives several seats' sparse observations of one state,
   the pieces every observer shares written once (the search's leaf evaluations read them all).
-The dense vector is the writer's entries scattered over zeros, so
+The state path is compiled where the install built `lastwill_env._cwriter` (`sparse.WRITER`
+says which writer runs; `LASTWILL_WRITER=python` picks the Python one). The dense vector is the
+writer's entries scattered over zeros, so
 `np.flatnonzero(encode_state(s, p))` is the sparse form's `indices`. Consumers that only read the
 non-zero entries (the first layer of a network) should take the sparse form. Tests check on
 random playouts that all four agree for every seat and step, and that hidden information of
@@ -59,6 +61,7 @@ from .obs_layout import (
     piece_slices,
 )
 from .sparse import (
+    dense_state,
     encode_observation_sparse,
     encode_seats_sparse,
     encode_state_sparse,
@@ -113,7 +116,9 @@ def encode_state(state: GameState, seat: int, out: np.ndarray | None = None) -> 
     """Same vector as `encode_observation(player_view(state, seat))`, read straight from the
     state. Mirrors `player_view` field by field; only public data and `seat`'s own hand are
     read (docs/RULES.md §10)."""
-    return scatter(state_entries(state, seat), _zeros(out))
+    if out is None:
+        out = np.empty(OBS_SIZE, dtype=np.float32)
+    return dense_state(state, seat, out)
 
 
 def encode_global_state(state: GameState, out: np.ndarray | None = None) -> np.ndarray:

@@ -6,7 +6,9 @@ observers, up to the final position), the sparse form of both readers (`encode_s
 `encode_observation_sparse`) must be exactly the non-zeros of the reference's dense vector:
 same indices in ascending order (`np.flatnonzero`), the same float32 values bit for bit; the
 unordered forms (`ordered=False`, `encode_seats_sparse`) the same pairs in some order. The
-library's dense vectors and the global state must equal the reference byte for byte.
+library's dense vectors and the global state must equal the reference byte for byte. Every check
+runs for each writer of the state path that this install has: the Python one, and the compiled
+one (`lastwill_env._cwriter`) where it was built.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import obs_reference as ref
 import pytest
 from playout_policies import choosers
 
+from lastwill_env import sparse
 from lastwill_env.encoding import (
     OBS_SIZE,
     encode_global_state,
@@ -38,6 +41,17 @@ GAMES = (
     ("random", {"starting_money": "will-each", "board_spaces": 2}),
     ("bots", {"starting_money": "will-shared", "board_spaces": 9}),
 )
+
+
+STATE_WRITERS = ["python"] + (["compiled"] if sparse.WRITER == "compiled" else [])
+
+
+@pytest.fixture(params=STATE_WRITERS)
+def writer(request, monkeypatch):
+    """The state path's writer for one test: Python (`sparse._C` unset) or compiled."""
+    if request.param == "python":
+        monkeypatch.setattr(sparse, "_C", None)
+    return request.param
 
 
 def _check_sparse(sparse: tuple[np.ndarray, np.ndarray], dense: np.ndarray, where: str) -> None:
@@ -95,12 +109,12 @@ def _play(n: int, game: int) -> int:
 
 
 @pytest.mark.parametrize("n", PLAYER_COUNTS)
-def test_sparse_equals_dense_reference_over_bot_games(n):
+def test_sparse_equals_dense_reference_over_bot_games(n, writer):
     decisions = sum(_play(n, game) for game in range(len(GAMES)))
     assert decisions >= 500  # thousands over the four player counts
 
 
-def test_sparse_form_scatters_to_the_dense_vector():
+def test_sparse_form_scatters_to_the_dense_vector(writer):
     s = new_game(make_config(3), 5)
     idx, vals = encode_state_sparse(s, 1)
     dense = np.zeros(OBS_SIZE, dtype=np.float32)
