@@ -4,8 +4,9 @@
    order (the ones first, then the other values with the zeros dropped), written from a
    GameState in C. sparse.py stays the definition: it loads this module when it was built,
    hands it the layout (`configure`) and falls back to its own Python writer otherwise; the
-   tests compare the two entry for entry. Nothing here defines the layout or a rule: every
-   offset, scale divisor and phase number comes from `configure`.
+   tests compare the two entry for entry. Nothing here defines the layout: every offset, the
+   clip limits, the phase numbers and the plans' errand boys come from `configure`; the scales
+   are the ones sparse.py writes (docs in lastwill_env.obs_layout), pinned by those tests.
 
    Functions:
      configure(layout: dict)          offsets, phases and the plans' errand boys (sparse.py)
@@ -96,15 +97,18 @@ static PyTypeObject *STATE_TYPE = NULL;
 
 static Py_ssize_t slot_offset(PyObject *key) {
     if (STATE_TYPE == NULL) return -1;
-    PyObject *descr = PyDict_GetItemWithError(STATE_TYPE->tp_dict, key); /* borrowed */
+    PyObject *descr = PyObject_GetAttr((PyObject *)STATE_TYPE, key); /* the class's descriptor */
     if (descr == NULL) {
         PyErr_Clear();
         return -1;
     }
-    if (Py_TYPE(descr) != &PyMemberDescr_Type) return -1;
-    PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
-    if (m->type != Py_T_OBJECT_EX) return -1;
-    return m->offset;
+    Py_ssize_t offset = -1;
+    if (Py_TYPE(descr) == &PyMemberDescr_Type) {
+        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
+        if (m->type == Py_T_OBJECT_EX) offset = m->offset;
+    }
+    Py_DECREF(descr);
+    return offset;
 }
 
 static PyObject *getattr_named(PyObject *obj, const char *name) {

@@ -131,3 +131,18 @@ def test_writer_choice_takes_only_its_values():
         check=True,
     )
     assert out.stdout.strip() == "python"
+
+
+def test_a_build_older_than_its_source_warns(tmp_path):
+    built = tmp_path / "_cwriter.so"
+    built.write_bytes(b"")
+    source = os.path.join(os.path.dirname(sparse.__file__), "_cwriter.c")
+    os.utime(built, (os.path.getmtime(source) - 60, os.path.getmtime(source) - 60))
+    with pytest.warns(RuntimeWarning, match="is older than .*_cwriter.c: rebuild it"):
+        sparse._warn_if_stale(str(built))
+    os.utime(built, (os.path.getmtime(source) + 60, os.path.getmtime(source) + 60))
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        sparse._warn_if_stale(str(built))
