@@ -256,9 +256,11 @@ SECTIONS = (
         "of the reference.",
     ),
     (
-        "Head to head against earlier references and the sprinter",
+        "Head to head: earlier references, the sprinter and the search",
         "h2h_",
-        "The reference against one other player on the same deals: at 2 players one seat each, "
+        "The reference against one other player on the same deals (in `h2h_mcts256_*` that "
+        "player is the search over the reference, `mcts` at 256 simulations): at 2 players one "
+        "seat each, "
         "at 4 players two seats each (per-seat win rates; chance 25%). The intervals beside the "
         "win rates count seat-games as independent, which the two seats of one game are not: read "
         "the paired difference, whose interval is over deals.",
