@@ -112,8 +112,9 @@ def strength_tables(doc: dict) -> str:
 def head_to_head(docs: list[tuple[str, dict]]) -> str:
     """`lastwill arena -f json` results of one entrant against another, at 2 and 4 players."""
     lines = [
-        "| players | opponent | reference | opponent | paired difference (95% CI) | verdict |",
-        "|---|---|---:|---:|---|---|",
+        "| players | player | opponent | player's win rate | opponent's | paired difference "
+        "(95% CI) | verdict |",
+        "|---|---|---|---:|---:|---|---|",
     ]
     commands = []
     for _, doc in docs:
@@ -134,7 +135,7 @@ def head_to_head(docs: list[tuple[str, dict]]) -> str:
         better = names[pair["better"]]["name"] if pair["better"] else None
         verdict = f"{better} better" if better else "no clear difference"
         lines.append(
-            f"| {n}{seats} | `{b['name']}` | {pct(a['win_rate'])}{per} "
+            f"| {n}{seats} | `{a['name']}` | `{b['name']}` | {pct(a['win_rate'])}{per} "
             f"{interval(a['ci_lo'], a['ci_hi'])} | {pct(b['win_rate'])}{per} | {diff} | "
             f"{verdict} |"
         )
