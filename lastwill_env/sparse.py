@@ -21,7 +21,7 @@ supply, the piles, the errands), and the observer's own pieces over a copy of th
 `encode_seats_sparse(state, seats)` writes the shared part once for all the seats.
 
 The state path has a compiled twin, `lastwill_env._cwriter` (`_cwriter.c`, built by the
-install where a C compiler is found): the same entries in the same order, about ten times
+install where a C compiler is found): the same entries in the same order, about eight times
 faster. `WRITER` says which one the state path uses: `"compiled"` when the module was built,
 else `"python"`. The environment variable `LASTWILL_WRITER` chooses: `auto` (the default),
 `python` (this module's writer even where the compiled one exists) or `compiled` (an error at
