@@ -1,11 +1,17 @@
-"""Build hook for the one compiled module, `lastwill_env._cwriter` (the observation writer's
-state path; everything else is in pyproject.toml). `optional=True`: where it cannot be built
-(no C compiler), the install goes on and `lastwill_env.sparse` uses its Python writer."""
+"""Build hook for the two compiled modules (everything else is in pyproject.toml), each
+`optional=True`: where one cannot be built (no C compiler), the install goes on without it.
+
+- `lastwill_env._cwriter`: the observation writer's state path; without it `lastwill_env.sparse`
+  uses its Python writer.
+- `training.allseat._bagrad`: the weight gradient of the all-seat network's first layer; without
+  it `training.allseat.firstlayer` uses `embedding_bag`'s own backward.
+"""
 
 from setuptools import Extension, setup
 
 setup(
     ext_modules=[
         Extension("lastwill_env._cwriter", ["lastwill_env/_cwriter.c"], optional=True),
+        Extension("training.allseat._bagrad", ["training/allseat/_bagrad.c"], optional=True),
     ]
 )

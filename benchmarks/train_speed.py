@@ -152,6 +152,13 @@ def run_all_seat(args) -> dict:
     return _report("all_seat", n, time.perf_counter() - t_start, t_roll, t_upd, iters)
 
 
+def _bag_grad_kernel() -> str:
+    """Which first-layer gradient the all-seat mode ran with (training.allseat.firstlayer)."""
+    from training.allseat import firstlayer
+
+    return firstlayer.KERNEL
+
+
 def _report(mode: str, n: int, wall: float, rollout: float, update: float, iters: int) -> dict:
     return {
         "mode": mode,
@@ -231,6 +238,7 @@ def main() -> int:
         "repeat": args.repeat,
         "net": [args.net, args.net],
         "writer": sparse.WRITER,
+        "bag_grad": _bag_grad_kernel(),
         **{
             mode: {k: med(mode, k) for k in ("overall_sps", "rollout_sps", "update_sps")}
             for mode in runs

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from .buildcheck import warn_if_stale
 from .engine import CATALOGUE
 from .engine.config import PLAYER_COUNTS
 from .engine.game import (
@@ -610,26 +611,9 @@ def _load_compiled(choice: str):  # -> the configured module or None
         if choice == "compiled":
             raise ImportError("LASTWILL_WRITER=compiled needs a 64-bit numpy intp")
         return None
-    _warn_if_stale(_cwriter.__file__)
+    warn_if_stale(_cwriter.__file__, os.path.join(os.path.dirname(__file__), "_cwriter.c"))
     _cwriter.configure(_c_layout())
     return _cwriter
-
-
-def _warn_if_stale(built: str) -> None:
-    """In a checkout, a warning when `_cwriter.c` changed after the module was built."""
-    source = os.path.join(os.path.dirname(__file__), "_cwriter.c")
-    try:
-        stale = os.path.getmtime(source) > os.path.getmtime(built)
-    except OSError:  # an installed package ships no source
-        return
-    if stale:
-        import warnings
-
-        warnings.warn(
-            f"{built} is older than {source}: rebuild it (pip install -e .)",
-            RuntimeWarning,
-            stacklevel=3,
-        )
 
 
 _C = _load_compiled(os.environ.get("LASTWILL_WRITER", "auto"))

@@ -509,3 +509,30 @@ def test_a_rollout_game_is_compared_by_identity():
     games = [a, b]
     games.remove(b)
     assert games == [a] and games[0] is a
+
+
+def test_gumbel_argmax_samples_as_numpys_gumbel_draw():
+    """The rollout's sampler takes numpy's Gumbel noise only at the legal entries: the same
+    actions as `logits + rng.gumbel(size)` over the masked logits, the same stream consumed,
+    never a masked action."""
+    from training.allseat.rollout import gumbel_argmax
+
+    data = np.random.default_rng(3)
+    for seed in range(30):
+        logits = data.normal(0, 3, size=(40, NUM_ACTIONS)).astype(np.float32)
+        masks = data.random((40, NUM_ACTIONS)) < data.uniform(0.005, 0.2)
+        masks[np.arange(40), data.integers(0, NUM_ACTIONS, 40)] = True
+        ours, theirs = np.random.default_rng(seed), np.random.default_rng(seed)
+        acts = gumbel_argmax(logits, masks, ours)
+        z = logits + theirs.gumbel(size=logits.shape).astype(np.float32)
+        z[~masks] = -np.inf
+        assert np.array_equal(acts, z.argmax(axis=1))
+        assert masks[np.arange(40), acts].all()
+        assert ours.random() == theirs.random()
+    # it samples: a row with two equal legal logits picks each about half the time
+    rng = np.random.default_rng(0)
+    logits = np.zeros((4000, NUM_ACTIONS), dtype=np.float32)
+    masks = np.zeros_like(logits, dtype=bool)
+    masks[:, [5, 9]] = True
+    share = float((gumbel_argmax(logits, masks, rng) == 5).mean())
+    assert 0.45 < share < 0.55

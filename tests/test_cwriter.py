@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 from lastwill_env import sparse
+from lastwill_env.buildcheck import warn_if_stale
 from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import make_config, new_game
 from lastwill_env.engine.config import PLAYER_COUNTS
@@ -139,10 +140,10 @@ def test_a_build_older_than_its_source_warns(tmp_path):
     source = os.path.join(os.path.dirname(sparse.__file__), "_cwriter.c")
     os.utime(built, (os.path.getmtime(source) - 60, os.path.getmtime(source) - 60))
     with pytest.warns(RuntimeWarning, match="is older than .*_cwriter.c: rebuild it"):
-        sparse._warn_if_stale(str(built))
+        warn_if_stale(str(built), source)
     os.utime(built, (os.path.getmtime(source) + 60, os.path.getmtime(source) + 60))
     import warnings
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        sparse._warn_if_stale(str(built))
+        warn_if_stale(str(built), source)

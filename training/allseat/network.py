@@ -3,8 +3,9 @@
 The SB3 `MlpPolicy` shapes (separate actor and critic MLPs, `net_arch`, `activation`,
 orthogonal initialisation), with the first layer applied to the sparse observation (about 120 of
 4285 entries are non-zero) through `embedding_bag`, which is the same linear map at a few percent
-of the cost. The actor exports to the dense `.npz` that `ppo:PATH` plays (`actor_numpy`), and a
-dense policy loads back into it (`load_actor_numpy`: a warm start, or the target of `exploit`).
+of the cost (`firstlayer`; its weight gradient comes from a compiled kernel). The actor exports
+to the dense `.npz` that `ppo:PATH` plays (`actor_numpy`), and a dense policy loads back into it
+(`load_actor_numpy`: a warm start, or the target of `exploit`).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import NUM_ACTIONS
 
 from ..config import TrainConfig
+from .firstlayer import sparse_linear
 
 
 def build_model(cfg: TrainConfig, seed: int) -> ActorCritic:
@@ -84,7 +86,7 @@ class ActorCritic(nn.Module):
     def forward(self, idx, vals, offsets, masks, prior=None):
         """(masked logits, values) of a sparse batch; `prior` (the prior bot's choice per
         row, -1 for none) adds `prior_weight` to that action's logit."""
-        h = self.first(idx, offsets, per_sample_weights=vals)
+        h = sparse_linear(self.first.weight, idx, vals, offsets)
         hp = self.pi_rest(h[:, : self.h0] + self.pi_bias)
         hv = self.vf_rest(h[:, self.h0 :] + self.vf_bias)
         logits = self.action_net(hp)

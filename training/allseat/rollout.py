@@ -80,6 +80,20 @@ class Game:
     traj: dict[int, SeatTrajectory]
 
 
+def gumbel_argmax(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One action per row sampled from the masked softmax of `logits` (the Gumbel-max trick).
+
+    The noise is numpy's `rng.gumbel(size=logits.shape)`, drawn the same way and from the same
+    stream (one uniform per entry, `-log(-log(1 - u))`), but the logarithms are taken only at the
+    legal entries: a row's masked entries cannot win, and their noise was most of the cost.
+    (numpy's own draw also rejects a uniform of exactly 0, with probability 2**-53 per entry.)
+    """
+    u = rng.random(size=logits.shape)
+    z = np.full_like(logits, -np.inf)
+    z[masks] = logits[masks] + (-np.log(-np.log(1.0 - u[masks]))).astype(np.float32)
+    return z.argmax(axis=1)
+
+
 def seat_gae(
     rewards: np.ndarray, values: np.ndarray, gamma: float, lam: float
 ) -> tuple[np.ndarray, np.ndarray]:
@@ -304,9 +318,7 @@ class Rollout:
             )
         logits = logits.numpy()
         values = values.numpy()
-        z = logits + self.np_rng.gumbel(size=logits.shape).astype(np.float32)
-        z[~mask_arr] = -np.inf
-        acts = z.argmax(axis=1)
+        acts = gumbel_argmax(logits, mask_arr, self.np_rng)
         lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
         # the teacher's choice is the prior's when they are the same bot
         same = prior is not None and cfg.kickstart_teacher == cfg.prior
