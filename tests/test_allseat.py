@@ -536,3 +536,21 @@ def test_gumbel_argmax_samples_as_numpys_gumbel_draw():
     masks[:, [5, 9]] = True
     share = float((gumbel_argmax(logits, masks, rng) == 5).mean())
     assert 0.45 < share < 0.55
+
+
+def test_sparse_rows_gather_the_same_batches_as_sparse_batch():
+    from training.allseat.batch import SparseRows
+
+    cfg = _cfg(num_players=[4], n_steps=200)
+    model = build_model(cfg, 0)
+    trajs, _ = Rollout(cfg, 1).collect(model, cfg.n_steps)
+    rows = flatten(trajs)["obs"]
+    rows.insert(5, (np.zeros(0, np.int64), np.zeros(0, np.float32)))  # an empty observation
+    held = SparseRows(rows)
+    assert len(held) == len(rows)
+    rng = np.random.default_rng(0)
+    for sel in (rng.permutation(len(rows))[:64], np.array([5]), np.array([5, 0, 5]), np.arange(3)):
+        ours = held.batch(sel)
+        theirs = sparse_batch([rows[j] for j in sel])
+        for a, b in zip(ours, theirs, strict=True):
+            assert a.dtype == b.dtype and torch.equal(a, b)

@@ -1,6 +1,7 @@
 """Sparse observations for the all-seat trainer: one seat's observation as (indices, values),
 and a list of them as the torch (indices, values, offsets) that the network's `EmbeddingBag`
-reads. The rollout writes the rows; the rollout's forward passes and the PPO update batch them.
+reads. The rollout writes the rows; the rollout's forward passes batch them with `sparse_batch`,
+the PPO update gathers its minibatches from one `SparseRows` of the whole buffer.
 """
 
 from __future__ import annotations
@@ -31,3 +32,43 @@ def sparse_batch(rows: list[tuple[np.ndarray, np.ndarray]]):
         torch.as_tensor(vals, dtype=torch.float32),
         torch.as_tensor(offsets),
     )
+
+
+class SparseRows:
+    """A list of sparse observations held as one concatenation, so that a minibatch of them is
+    gathered with a few numpy calls instead of a loop over its rows: `batch(sel)` is
+    `sparse_batch([rows[j] for j in sel])`, the same tensors."""
+
+    def __init__(self, rows: list[tuple[np.ndarray, np.ndarray]]):
+        self.lens = np.fromiter((len(i) for i, _ in rows), dtype=np.int64, count=len(rows))
+        self.starts = np.zeros(len(rows), dtype=np.int64)
+        if len(rows) > 1:
+            np.cumsum(self.lens[:-1], out=self.starts[1:])
+        self.idx = (
+            np.concatenate([i for i, _ in rows]).astype(np.int64, copy=False)
+            if rows
+            else np.zeros(0, np.int64)
+        )
+        self.vals = (
+            np.concatenate([v for _, v in rows]).astype(np.float32, copy=False)
+            if rows
+            else np.zeros(0, np.float32)
+        )
+
+    def __len__(self) -> int:
+        return len(self.lens)
+
+    def batch(self, sel: np.ndarray):
+        """torch (indices, values, offsets) of the rows `sel` (positions, in that order)."""
+        lens = self.lens[sel]
+        offsets = np.zeros(len(lens), dtype=np.int64)
+        if len(lens) > 1:
+            np.cumsum(lens[:-1], out=offsets[1:])
+        pos = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(
+            self.starts[sel] - offsets, lens
+        )
+        return (
+            torch.from_numpy(self.idx[pos]),
+            torch.from_numpy(self.vals[pos]),
+            torch.from_numpy(offsets),
+        )

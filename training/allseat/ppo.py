@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from ..config import TrainConfig
-from .batch import sparse_batch
+from .batch import SparseRows
 
 
 def make_optimizer(model, cfg: TrainConfig):
@@ -78,6 +78,7 @@ def ppo_update(
     logp_old_all = torch.as_tensor(buf["logps"])
     adv_all = torch.as_tensor(buf["advantages"])
     ret_all = torch.as_tensor(buf["returns"])
+    rows = SparseRows(buf["obs"])
     for _ in range(cfg.n_epochs):
         order = rng.permutation(n)
         for i in range(0, n, cfg.batch_size):
@@ -85,7 +86,7 @@ def ppo_update(
             if len(idx) < 2:
                 continue
             it = torch.as_tensor(idx)
-            obs = sparse_batch([buf["obs"][j] for j in idx])
+            obs = rows.batch(idx)
             out = model.evaluate(*obs, masks_all[it], acts_all[it], full=kick, prior=prior_all[it])
             values, logp, entropy = out[:3]
             ce = None  # cross-entropy of the teacher's choices, where the teacher was asked
