@@ -189,12 +189,14 @@ def _flat(d: dict, prefix: str = "") -> list[tuple[str, object]]:
 def figures(doc: dict) -> str:
     """A speed benchmark's `--json` line: every number it printed, one row each (lists, the
     single runs, left out: the figures are medians), under its command; first the observation
-    writer it ran with, where it says."""
+    writer and the first-layer gradient it ran with, where it says."""
     out = doc["output"][-1] if isinstance(doc["output"], list) else doc["output"]
     rows = _flat(out)
     lines = ["| figure | value |", "|---|---:|"]
     if isinstance(out.get("writer"), str):
         lines.append(f"| observation writer | {out['writer']} |")
+    if isinstance(out.get("bag_grad"), str):
+        lines.append(f"| all-seat first-layer gradient | {out['bag_grad']} |")
     for k, v in rows:
         lines.append(
             f"| {k.replace('_', ' ')} | {v:,.3g} |"
