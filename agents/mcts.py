@@ -1,8 +1,9 @@
 """The search player (`mcts`): determinized PUCT over a trained policy's priors and critic.
 
-`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:temp=F]` plays the checkpoint at PATH (a `.npz`
-with its critic, or a policy name such as `reference`, `agents.policyfiles`) with a search at
-every decision that has more than one legal action (a forced move is played at once).
+`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:temp=F][:noise=F][:alpha=F]` plays the
+checkpoint at PATH (a `.npz` with its critic, or a policy name such as `reference`,
+`agents.policyfiles`) with a search at every decision that has more than one legal action (a
+forced move is played at once).
 Single-observer information-set MCTS with AlphaZero's selection rule:
 
 - Each simulation samples a determinization of the player's own `PlayerView`
@@ -34,6 +35,13 @@ least one simulation; 64 simulations when neither is given). With `sims` alone t
 function of the view and the agent's seed. The move played is the most visited root action
 (ties by prior, then by the lower action number); with `temp` > 0 it is drawn with
 probability proportional to visits ** (1 / temp).
+
+Exploration at the root (AlphaZero's, for self-play such as `lastwill expert`): with `noise` > 0
+the root's priors are (1 - noise) P + noise D over the legal actions, D drawn from a Dirichlet
+of concentration `alpha` (default 0.3) with the agent's own generator, once per decision. A
+sharp prior then no longer decides almost every search alone. `noise = 0` (the default) draws
+nothing, so the search is unchanged. `root_prior` keeps the network's own root priors of the
+last decision.
 
 `stats` describes the last decision and `totals` every decision since the agent was built
 (simulations, engine decisions applied, network calls, seconds, and the seconds spent in the
@@ -95,6 +103,8 @@ class MCTSAgent(BaseAgent):
         ms: float | None = None,
         c_puct: float = 1.5,
         temp: float = 0.0,
+        noise: float = 0.0,
+        alpha: float = 0.3,
         seed: int | None = None,
         config: GameConfig | None = None,
         prior_bots: PriorSource | None = None,
@@ -110,6 +120,9 @@ class MCTSAgent(BaseAgent):
         self.ms = None if ms is None else float(_number("ms", ms, 0.001, 600_000.0))
         self.c_puct = float(_number("c_puct", c_puct, 0.001, 1000.0))
         self.temp = float(_number("temp", temp, 0.0, 100.0))
+        self.noise = float(_number("noise", noise, 0.0, 1.0))
+        self.alpha = float(_number("alpha", alpha, 0.001, 100.0))
+        self.root_prior: dict[int, float] = {}
         self.path = policy
         pol, meta = load_policy(policy, need_value=True, prior_bots=prior_bots)
         self.evaluator = LeafEvaluator(pol, meta)
@@ -194,8 +207,10 @@ class MCTSAgent(BaseAgent):
         t0 = time.perf_counter()
         deadline = t0 + self.ms / 1000.0 if self.ms is not None else math.inf
         s = self._sample(view)
-        prior, scores = self.evaluator.evaluate(s, self._legal(s))
-        root = _Node(view.seat, prior, scores[view.seat])
+        legal = self._legal(s)
+        prior, scores = self.evaluator.evaluate(s, legal)
+        self.root_prior = prior
+        root = _Node(view.seat, self._root_noise(prior, legal), scores[view.seat])
         done = 0
         while True:
             self._simulate(root, s)
@@ -205,6 +220,20 @@ class MCTSAgent(BaseAgent):
             s = self._sample(view)
         self._sims_done = done
         return root
+
+    def _root_noise(self, prior: dict[int, float], legal: list[int]) -> dict[int, float]:
+        """The root's priors mixed with Dirichlet noise over `legal` (a copy; `prior` itself
+        when `noise` is 0)."""
+        if not self.noise:
+            return prior
+        draws = [self.rng.gammavariate(self.alpha, 1.0) for _ in legal]
+        total = sum(draws)
+        if not total > 0:  # every draw underflowed (a tiny alpha): no noise this time
+            return dict(prior)
+        mixed = dict(prior)
+        for a, d in zip(legal, draws, strict=True):
+            mixed[a] = (1.0 - self.noise) * prior.get(a, 0.0) + self.noise * d / total
+        return mixed
 
     def _choose(self, root: _Node, legal: list[int]) -> int:
         if self.temp > 0:

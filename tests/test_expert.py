@@ -68,6 +68,19 @@ def test_self_play_samples_every_searched_decision(n):
     assert {s.seat for s in rec.samples} == set(range(n))
 
 
+def test_self_play_with_root_noise_explores_and_keeps_the_network_s_choice():
+    plain = play(MCTSAgent(policy=REF, sims=8, seed=1), 2, seed=7, explore=0)
+    noisy = play(MCTSAgent(policy=REF, sims=8, seed=1, noise=0.5, alpha=1.0), 2, seed=7, explore=0)
+    first = min(len(plain.samples), len(noisy.samples), 20)
+    # the same first position: the network's own choice does not depend on the noise
+    assert plain.samples[0].net_choice == noisy.samples[0].net_choice
+
+    def moves_visited(rec) -> int:
+        return sum(sum(1 for v in x.visits if v) for x in rec.samples[:first])
+
+    assert moves_visited(noisy) > moves_visited(plain)
+
+
 def test_self_play_is_a_function_of_its_seed():
     def digest(seed):
         data = pack(play(MCTSAgent(policy=REF, sims=3, seed=1), 2, seed=seed).samples)
@@ -143,6 +156,8 @@ def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
         ({"player_weights": [1.0, 1.0]}, "player_weights="),
         ({"learning_rate": float("nan")}, "learning_rate=nan is not allowed"),
         ({"eval_bots": []}, "eval_bots=[] is not allowed"),
+        ({"noise": 1.5}, "noise=1.5 is not allowed; use a number from 0.0 to 1.0"),
+        ({"alpha": 0}, "alpha=0 is not allowed; use a number from 0.001"),
     ],
 )
 def test_bad_settings_are_refused_by_name(tmp_path: Path, over, says):

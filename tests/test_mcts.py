@@ -109,6 +109,8 @@ def test_choice_depends_on_the_view_only(n):
         (f"mcts:policy={REF}:ms=0", "ms=0 is not allowed"),
         (f"mcts:policy={REF}:c_puct=nan", "c_puct=nan is not allowed"),
         (f"mcts:policy={REF}:temp=-1", "temp=-1 is not allowed; use a number from 0.0"),
+        (f"mcts:policy={REF}:noise=1.5", "noise=1.5 is not allowed; use a number from 0.0 to 1.0"),
+        (f"mcts:policy={REF}:alpha=0", "alpha=0 is not allowed; use a number from 0.001"),
         ("mcts:policy=no/such.npz", "checkpoint no/such.npz does not exist"),
     ],
 )
@@ -230,3 +232,43 @@ def test_the_arena_plays_it():
     res = run_tournament([f"ppo:{REF}", SPEC], cfg, 2, seed=4)
     assert res.errors == 0 and len(res.rows) == 2
     assert all(r["winner"] is not None for r in res.rows)
+
+
+def test_root_noise_mixes_a_dirichlet_draw_into_the_root_priors_only():
+    s = _decision(3, 5, 140)
+    view, legal = player_view(s, s.cur), sorted(legal_actions(s))
+    plain = MCTSAgent(REF, sims=16, seed=4)
+    zero = MCTSAgent(REF, sims=16, seed=4, noise=0.0, alpha=0.7)
+    a, b = plain.search(view), zero.search(view)
+    # noise 0 draws nothing: the same tree, the same stream
+    assert a.prior == b.prior and a.edge_n == b.edge_n and plain.rng.random() == zero.rng.random()
+    noisy = MCTSAgent(REF, sims=16, seed=4, noise=0.25)
+    root = noisy.search(view)
+    clean = noisy.root_prior
+    assert np.allclose([clean[x] for x in legal], [a.prior[x] for x in legal])
+    mixed = [root.prior[x] for x in legal]
+    assert abs(sum(mixed) - 1.0) < 1e-6 and mixed != [clean[x] for x in legal]
+    # (1 - 0.25) P + 0.25 D: every action keeps three quarters of its prior
+    assert all(root.prior[x] >= 0.75 * clean[x] - 1e-12 for x in legal)
+    noise = [(root.prior[x] - 0.75 * clean[x]) / 0.25 for x in legal]
+    assert abs(sum(noise) - 1.0) < 1e-6 and min(noise) >= 0
+    # deeper nodes keep the network's priors
+    for child in root.children.values():
+        assert abs(sum(child.prior.values()) - 1.0) < 1e-5
+    again = MCTSAgent(REF, sims=16, seed=4, noise=0.25).search(view)
+    assert again.prior == root.prior and again.edge_n == root.edge_n  # seeded
+
+
+def test_root_noise_spreads_the_visits():
+    """A sharp prior decides a small search alone; with strong noise the visits spread."""
+    spread = {}
+    for noise in (0.0, 0.75):
+        seen = 0
+        for seed, turn in ((1, 30), (2, 60), (3, 90), (4, 120)):
+            s = _decision(2, seed, turn)
+            root = MCTSAgent(REF, sims=24, seed=0, noise=noise, alpha=1.0).search(
+                player_view(s, s.cur)
+            )
+            seen += sum(1 for n in root.edge_n.values() if n > 0)
+        spread[noise] = seen
+    assert spread[0.75] > spread[0.0]

@@ -75,6 +75,10 @@ def expert_cmd(
     iterations: Annotated[int | None, typer.Option(help="Iterations to run in all")] = None,
     games: Annotated[int | None, typer.Option(help="Self-play games per iteration")] = None,
     sims: Annotated[int | None, typer.Option(help="Search simulations per decision")] = None,
+    noise: Annotated[
+        float | None, typer.Option(help="Dirichlet noise in the root's priors (0-1; 0 = none)")
+    ] = None,
+    alpha: Annotated[float | None, typer.Option(help="The noise's concentration")] = None,
     num_players: Annotated[
         str | None, typer.Option(help="Player counts of the self-play games, e.g. 2,3,4,5")
     ] = None,
@@ -98,6 +102,8 @@ def expert_cmd(
         "iterations": iterations,
         "games": games,
         "sims": sims,
+        "noise": noise,
+        "alpha": alpha,
         "num_players": num_players,
         "eval_bots": eval_bots,
         "eval_num_players": eval_num_players,

@@ -37,7 +37,13 @@ _INTS = (
     ("seed", 0, 2**63 - 1),
 )
 # (setting, lowest, highest) of the real-number settings
-_NUMS = (("c_puct", 0.001, 1000.0), ("learning_rate", 1e-9, 1.0), ("vf_coef", 0.0, 1000.0))
+_NUMS = (
+    ("c_puct", 0.001, 1000.0),
+    ("noise", 0.0, 1.0),
+    ("alpha", 0.001, 100.0),
+    ("learning_rate", 1e-9, 1.0),
+    ("vf_coef", 0.0, 1000.0),
+)
 
 
 @dataclass
@@ -49,6 +55,8 @@ class ExpertConfig:
     games: int = 16  # self-play games per iteration
     sims: int = 32  # search simulations per decision
     c_puct: float = 1.5
+    noise: float = 0.0  # Dirichlet noise mixed into the root's priors (agents/mcts.py)
+    alpha: float = 0.3  # its concentration
     explore: int = 8  # each seat's first decisions drawn by visits (then the most visited)
     num_players: list[int] = field(default_factory=lambda: list(PLAYER_COUNTS))
     player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 1.0, 1.0])

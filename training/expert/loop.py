@@ -166,7 +166,14 @@ def _searcher(cfg: ExpertConfig, run: Path, it: int):
     from agents.mcts import MCTSAgent
 
     path = cfg.init_policy if it == 1 else str(_ckpt(run, it - 1))
-    return MCTSAgent(policy=path, sims=cfg.sims, c_puct=cfg.c_puct, seed=cfg.seed)
+    return MCTSAgent(
+        policy=path,
+        sims=cfg.sims,
+        c_puct=cfg.c_puct,
+        noise=cfg.noise,
+        alpha=cfg.alpha,
+        seed=cfg.seed,
+    )
 
 
 def self_play(

@@ -87,7 +87,7 @@ def play(searcher: Any, n: int, seed: int, explore: int = 8) -> GameRecord:
         visits = [root.edge_n.get(a, 0) for a in legal]
         prior = pol.prior_choice(view, legal) if pol.prior else None
         idx, vals = _observe(state, seat)
-        net = max(legal, key=lambda a: (root.prior.get(a, 0.0), -a))
+        net = max(legal, key=lambda a: (searcher.root_prior.get(a, 0.0), -a))
         rec.samples.append(
             Sample(n, seat, idx, vals, legal, visits, -1 if prior is None else prior, net)
         )
