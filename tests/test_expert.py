@@ -81,6 +81,20 @@ def test_self_play_with_root_noise_explores_and_keeps_the_network_s_choice():
     assert moves_visited(noisy) > moves_visited(plain)
 
 
+def test_self_play_workers_give_the_same_samples(tmp_path: Path):
+    from training.expert.loop import self_play
+
+    cfg = _tiny(tmp_path / "one", games=3, sims=3, num_players=[2, 3], player_weights=[1.0, 1.0])
+    two = _tiny(tmp_path / "two", games=3, sims=3, num_players=[2, 3], player_weights=[1.0, 1.0])
+    two.workers = 2
+    a, _ = self_play(cfg, tmp_path / "one", 1)
+    b, speed = self_play(two, tmp_path / "two", 1)
+    assert a.keys() == b.keys() and len(a["n"]) > 0 and set(a["n"].tolist()) <= {2, 3}
+    for k in a:
+        assert np.array_equal(a[k], b[k]), k
+    assert speed["samples"] == len(b["n"])
+
+
 def test_self_play_is_a_function_of_its_seed():
     def digest(seed):
         data = pack(play(MCTSAgent(policy=REF, sims=3, seed=1), 2, seed=seed).samples)
@@ -158,6 +172,7 @@ def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
         ({"eval_bots": []}, "eval_bots=[] is not allowed"),
         ({"noise": 1.5}, "noise=1.5 is not allowed; use a number from 0.0 to 1.0"),
         ({"alpha": 0}, "alpha=0 is not allowed; use a number from 0.001"),
+        ({"workers": 0}, "workers=0 is not allowed; use an integer from 1"),
     ],
 )
 def test_bad_settings_are_refused_by_name(tmp_path: Path, over, says):

@@ -79,6 +79,9 @@ def expert_cmd(
         float | None, typer.Option(help="Dirichlet noise in the root's priors (0-1; 0 = none)")
     ] = None,
     alpha: Annotated[float | None, typer.Option(help="The noise's concentration")] = None,
+    workers: Annotated[
+        int | None, typer.Option(help="Self-play processes (the same samples with any number)")
+    ] = None,
     num_players: Annotated[
         str | None, typer.Option(help="Player counts of the self-play games, e.g. 2,3,4,5")
     ] = None,
@@ -104,6 +107,7 @@ def expert_cmd(
         "sims": sims,
         "noise": noise,
         "alpha": alpha,
+        "workers": workers,
         "num_players": num_players,
         "eval_bots": eval_bots,
         "eval_num_players": eval_num_players,

@@ -33,6 +33,7 @@ _INTS = (
     ("buffer", 1, 1000),
     ("eval_every", 0, 100_000),
     ("eval_games", 1, 1_000_000),
+    ("workers", 1, 1024),
     ("torch_threads", 0, 1024),
     ("seed", 0, 2**63 - 1),
 )
@@ -70,6 +71,7 @@ class ExpertConfig:
     eval_bots: list[str] = field(default_factory=lambda: ["sprinter"])
     eval_num_players: list[int] = field(default_factory=lambda: [2])
     torch_threads: int = 1
+    workers: int = 1  # self-play processes (the same samples with any number)
     seed: int = 0
     progress: bool = True
 

@@ -162,32 +162,76 @@ def _save(run: Path, it: int, model, opt, tcfg, cfg: ExpertConfig) -> Path:
 # -- one iteration ---------------------------------------------------------------------------
 
 
-def _searcher(cfg: ExpertConfig, run: Path, it: int):
+def _searcher_settings(cfg: ExpertConfig, run: Path, it: int) -> dict[str, Any]:
+    path = cfg.init_policy if it == 1 else str(_ckpt(run, it - 1))
+    return {
+        "policy": path,
+        "sims": cfg.sims,
+        "c_puct": cfg.c_puct,
+        "noise": cfg.noise,
+        "alpha": cfg.alpha,
+        "seed": cfg.seed,
+    }
+
+
+def _searcher(settings: dict[str, Any]):
     from agents.mcts import MCTSAgent
 
-    path = cfg.init_policy if it == 1 else str(_ckpt(run, it - 1))
-    return MCTSAgent(
-        policy=path,
-        sims=cfg.sims,
-        c_puct=cfg.c_puct,
-        noise=cfg.noise,
-        alpha=cfg.alpha,
-        seed=cfg.seed,
-    )
+    return MCTSAgent(**settings)
+
+
+_WORKER: dict[str, Any] = {}  # a self-play worker process's searcher
+
+
+def _init_worker(settings: dict[str, Any]) -> None:
+    _WORKER["searcher"] = _searcher(settings)
+
+
+def _play_batch(games: list[tuple[int, int, int]]) -> list[Any]:
+    """In a worker: the games (players, seed, explore) with this process's searcher."""
+    return [play(_WORKER["searcher"], n, seed, explore) for n, seed, explore in games]
+
+
+def _lost(game: tuple[int, int, int], why: str):
+    raise ExpertError(f"self-play game (players {game[0]}, seed {game[1]}) failed: {why}")
+
+
+def _play_all(cfg: ExpertConfig, settings: dict[str, Any], games: list[tuple[int, int, int]]):
+    """The records of `games` in their order. Each game reseeds the searcher from its own seed
+    (`selfplay.play`), so its record does not depend on the process that played it: any number
+    of workers gives the same samples."""
+    if cfg.workers == 1 or len(games) < 2:
+        searcher = _searcher(settings)
+        return [play(searcher, n, seed, explore) for n, seed, explore in games]
+    from agents.workers import surviving_map
+
+    out: list[Any] = [None] * len(games)
+    for i, rec in surviving_map(
+        _play_batch,
+        games,
+        min(cfg.workers, len(games)),
+        1,
+        _lost,
+        initializer=_init_worker,
+        initargs=(settings,),
+    ):
+        out[i] = rec
+    return out
 
 
 def self_play(
     cfg: ExpertConfig, run: Path, it: int
 ) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """Iteration `it`'s games as packed samples, and what they cost."""
-    searcher = _searcher(cfg, run, it)
     rng = random.Random(derive_seed(cfg.seed, "expert", it, "counts"))
-    t0, samples, sims = time.perf_counter(), [], 0
-    for g in range(cfg.games):
-        n = draw_player_count(rng, cfg)
-        rec = play(searcher, n, derive_seed(cfg.seed, "expert", it, g) & _LOW, cfg.explore)
-        samples.extend(rec.samples)
-        sims += rec.sims
+    games = [
+        (draw_player_count(rng, cfg), derive_seed(cfg.seed, "expert", it, g) & _LOW, cfg.explore)
+        for g in range(cfg.games)
+    ]
+    t0 = time.perf_counter()
+    records = _play_all(cfg, _searcher_settings(cfg, run, it), games)
+    samples = [s for rec in records for s in rec.samples]
+    sims = sum(rec.sims for rec in records)
     seconds = time.perf_counter() - t0
     data = pack(samples)
     return data, {
