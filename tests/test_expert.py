@@ -133,6 +133,13 @@ def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
         assert (run / "checkpoints" / f"iter_{k}.npz").exists()
     side = json.loads((run / "checkpoints" / "iter_2.json").read_text())
     assert side["config"]["reward"] == "zero_sum" and side["config"]["shaping"] == 0.0
+    # the start network keeps the scale its critic was trained on (the reference's shaping)
+    start = json.loads((run / "checkpoints" / "iter_0.json").read_text())["config"]
+    ref = json.loads(Path(REF).with_suffix(".json").read_text())["config"]
+    assert ref["shaping"] > 0 and (start["reward"], start["shaping"]) == (
+        ref["reward"],
+        ref["shaping"],
+    )
     assert side["trainer"] == "expert_iteration"
     make_agent(f"ppo:{run / 'checkpoints' / 'iter_2.npz'}")  # plays without search
     MCTSAgent(policy=str(run / "best.npz"), sims=2)  # and inside it
@@ -153,6 +160,18 @@ def _tb_tags(path: Path) -> set[str]:
     acc = EventAccumulator(str(path))
     acc.Reload()
     return set(acc.Tags()["scalars"])
+
+
+def test_a_run_that_never_trains_the_critic_keeps_its_scale(tmp_path: Path):
+    run = tmp_path / "run"
+    expert(_tiny(run, iterations=1, vf_coef=0.0, eval_every=0))
+    ref = json.loads(Path(REF).with_suffix(".json").read_text())["config"]
+    side = json.loads((run / "checkpoints" / "iter_1.json").read_text())["config"]
+    assert (side["reward"], side["shaping"]) == (ref["reward"], ref["shaping"])
+    from agents.leafeval import LeafEvaluator
+
+    pol, meta = load_policy(str(run / "checkpoints" / "iter_1.npz"), need_value=True)
+    assert LeafEvaluator(pol, meta).shaping == ref["shaping"]
 
 
 def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):

@@ -13,7 +13,9 @@ Iteration k (1, 2, ...):
    state, `.json` sidecar: the same checkpoint format as the all-seat trainer's, so `ppo:` and
    `mcts:policy=` play it). Its sidecar's training config says `reward = "zero_sum"` and
    `shaping = 0`: the critic now predicts the final result, which
-   `agents.winchance.win_chance` turns into a chance of winning.
+   `agents.winchance.win_chance` turns into a chance of winning. (`checkpoints/iter_0`, the
+   start network itself, and every checkpoint of a run with `vf_coef = 0`, whose critic never
+   learns, keep the start policy's own `reward` and `shaping`.)
 4. Every `eval_every` iterations, and at the start and the end, the network alone (arg-max, no
    search) plays the panel `eval_bots` at `eval_num_players` on validation deals
    (`training.train.evaluate`); the best score so far is copied to `best.*`.
@@ -150,9 +152,30 @@ def _ckpt(run: Path, it: int) -> Path:
     return run / "checkpoints" / f"iter_{it}.npz"
 
 
+def _critic_scale(tcfg, cfg: ExpertConfig, it: int):
+    """The training config a checkpoint's sidecar states. Its `reward` and `shaping` tell the
+    search how to read the critic (`agents.leafeval`): the final result (`zero_sum`, no
+    shaping) once the critic has learned the results, but the start policy's own while it has
+    not, at iteration 0 (the start network itself) and in a run that never trains the critic
+    (`vf_coef = 0`)."""
+    if it > 0 and cfg.vf_coef > 0:
+        return tcfg
+    from dataclasses import replace
+
+    from agents.policy import load_policy
+
+    start = load_policy(cfg.init_policy, need_value=True)[1].get("config") or {}
+    return replace(
+        tcfg,
+        reward=str(start.get("reward", "zero_sum")),
+        shaping=float(start.get("shaping", 0.0) or 0.0),
+    )
+
+
 def _save(run: Path, it: int, model, opt, tcfg, cfg: ExpertConfig) -> Path:
     from training.allseat.loop import save_checkpoint
 
+    tcfg = _critic_scale(tcfg, cfg, it)
     path = _ckpt(run, it)
     path.parent.mkdir(parents=True, exist_ok=True)
     extra = {"trainer": "expert_iteration", "iteration": it, "expert": cfg.to_dict()}
