@@ -123,6 +123,44 @@ def test_the_update_learns_the_search_targets():
     assert out["policy_loss"] < out["policy_loss_before"]
 
 
+def test_the_anchor_keeps_the_network_near_its_start():
+    import torch
+
+    from training.allseat import build_model, make_optimizer
+    from training.expert.learn import _batch, _rows, losses
+    from training.expert.loop import _start_network, _train_config
+
+    pol, _ = load_policy(REF, need_value=True)
+    data = pack(play(MCTSAgent(policy=REF, sims=6, seed=2), 2, seed=3, explore=100).samples)
+    cfg = _tiny(Path("unused"), learning_rate=3e-3)
+    tcfg = _train_config(cfg, pol)
+    start = _start_network(cfg, tcfg)
+    assert not any(p.requires_grad for p in start.parameters())
+    kls = {}
+    for coef in (0.0, 20.0):
+        torch.manual_seed(0)
+        model = build_model(tcfg, 0)
+        model.load_actor_numpy(pol, critic=True)
+        with torch.no_grad():  # the start network is its own anchor: KL 0
+            b = _batch(data, np.arange(len(data["n"])), _rows(data))
+            assert float(losses(model, b, start)[3]) == pytest.approx(0.0, abs=1e-6)
+        out = fit(
+            model,
+            make_optimizer(model, tcfg),
+            data,
+            epochs=8,
+            batch_size=64,
+            vf_coef=1.0,
+            rng=np.random.default_rng(0),
+            anchor=start,
+            anchor_coef=coef,
+        )
+        assert ("anchor_kl" in out) == (coef > 0)
+        with torch.no_grad():
+            kls[coef] = float(losses(model, b, start)[3])
+    assert kls[0.0] > 0 and kls[20.0] < kls[0.0]
+
+
 def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
     run = tmp_path / "run"
     st = expert(_tiny(run))
@@ -162,6 +200,13 @@ def _tb_tags(path: Path) -> set[str]:
     return set(acc.Tags()["scalars"])
 
 
+def test_a_run_with_an_anchor_reports_its_divergence(tmp_path: Path):
+    st = expert(_tiny(tmp_path / "run", iterations=1, anchor_coef=1.0, eval_every=0))
+    assert st["history"][0]["anchor_kl"] >= 0.0
+    st = expert(_tiny(tmp_path / "plain", iterations=1, eval_every=0))
+    assert "anchor_kl" not in st["history"][0]
+
+
 def test_a_run_that_never_trains_the_critic_keeps_its_scale(tmp_path: Path):
     run = tmp_path / "run"
     expert(_tiny(run, iterations=1, vf_coef=0.0, eval_every=0))
@@ -192,6 +237,7 @@ def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
         ({"noise": 1.5}, "noise=1.5 is not allowed; use a number from 0.0 to 1.0"),
         ({"alpha": 0}, "alpha=0 is not allowed; use a number from 0.001"),
         ({"workers": 0}, "workers=0 is not allowed; use an integer from 1"),
+        ({"anchor_coef": -1.0}, "anchor_coef=-1.0 is not allowed; use a number from 0.0"),
     ],
 )
 def test_bad_settings_are_refused_by_name(tmp_path: Path, over, says):

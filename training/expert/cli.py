@@ -79,6 +79,9 @@ def expert_cmd(
         float | None, typer.Option(help="Dirichlet noise in the root's priors (0-1; 0 = none)")
     ] = None,
     alpha: Annotated[float | None, typer.Option(help="The noise's concentration")] = None,
+    anchor_coef: Annotated[
+        float | None, typer.Option(help="Weight of KL(start network || network) in the update")
+    ] = None,
     workers: Annotated[
         int | None, typer.Option(help="Self-play processes (the same samples with any number)")
     ] = None,
@@ -108,6 +111,7 @@ def expert_cmd(
         "noise": noise,
         "alpha": alpha,
         "workers": workers,
+        "anchor_coef": anchor_coef,
         "num_players": num_players,
         "eval_bots": eval_bots,
         "eval_num_players": eval_num_players,

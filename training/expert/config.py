@@ -44,6 +44,7 @@ _NUMS = (
     ("alpha", 0.001, 100.0),
     ("learning_rate", 1e-9, 1.0),
     ("vf_coef", 0.0, 1000.0),
+    ("anchor_coef", 0.0, 1000.0),
 )
 
 
@@ -65,6 +66,7 @@ class ExpertConfig:
     batch_size: int = 256
     learning_rate: float = 1e-4
     vf_coef: float = 0.5
+    anchor_coef: float = 0.0  # weight of KL(start network || network) in the update
     buffer: int = 4  # iterations of samples the update learns from
     eval_every: int = 2  # iterations between evaluations (0 = only at the start and the end)
     eval_games: int = 40

@@ -4,7 +4,10 @@ target and the game's final result as its value target.
 Loss per sample: the cross-entropy of the masked policy (its prior bot's bonus included, the
 residual rule) against the normalised visit counts, plus `vf_coef` times the squared error of
 the critic against the seat's final `zero_sum` reward (an affine map of winning,
-`agents.winchance.win_chance`). Adam, minibatches, gradient norm clipped at 0.5.
+`agents.winchance.win_chance`), plus, with an `anchor` network, `anchor_coef` times the KL
+divergence KL(anchor || network) of the two masked policies: a pull towards the start network
+that keeps a few noisy iterations from carrying the policy away. Adam, minibatches, gradient
+norm clipped at 0.5.
 """
 
 from __future__ import annotations
@@ -49,8 +52,9 @@ def _batch(data: dict[str, np.ndarray], rows: np.ndarray, starts) -> dict[str, A
     }
 
 
-def losses(model, b: dict[str, Any]):
-    """(policy cross-entropy, value squared error, agreement of the arg-maxes) of one batch."""
+def losses(model, b: dict[str, Any], anchor=None):
+    """(policy cross-entropy, value squared error, agreement of the arg-maxes, KL divergence
+    from the `anchor` network's policy or None) of one batch."""
     import torch
 
     logits, values = model(*b["sparse"], b["masks"], b["prior"])
@@ -58,7 +62,13 @@ def losses(model, b: dict[str, Any]):
     policy = -(b["target"] * torch.where(b["masks"], logp, 0.0)).sum(-1).mean()
     value = ((values - b["result"]) ** 2).mean()
     agree = (logits.argmax(-1) == b["target"].argmax(-1)).float().mean()
-    return policy, value, agree
+    kl = None
+    if anchor is not None:
+        with torch.no_grad():
+            logp0 = torch.log_softmax(anchor(*b["sparse"], b["masks"], b["prior"])[0], dim=-1)
+        diff = torch.where(b["masks"], logp0.exp() * (logp0 - logp), 0.0)
+        kl = diff.sum(-1).mean()
+    return policy, value, agree, kl
 
 
 def fit(
@@ -69,9 +79,13 @@ def fit(
     batch_size: int,
     vf_coef: float,
     rng: np.random.Generator,
+    anchor=None,
+    anchor_coef: float = 0.0,
 ) -> dict[str, float]:
     """`epochs` passes over `data` in shuffled minibatches; the mean losses of the last pass and
-    of the first minibatch before any step (how well the network knew the targets)."""
+    of the first minibatch before any step (how well the network knew the targets). With an
+    `anchor` network and `anchor_coef` > 0 the loss adds `anchor_coef` x KL(anchor || network)
+    (reported as `anchor_kl`)."""
     import torch
 
     n = len(data["n"])
@@ -81,22 +95,28 @@ def fit(
     model.train()
     with torch.no_grad():
         first = _batch(data, np.arange(min(n, batch_size)), starts)
-        p0, v0, a0 = losses(model, first)
+        p0, v0, a0, _ = losses(model, first)
     out: dict[str, float] = {"policy_loss_before": float(p0), "value_loss_before": float(v0)}
     out["agreement_before"] = float(a0)
+    pull = anchor if anchor is not None and anchor_coef > 0 else None
     for _ in range(epochs):
         order = rng.permutation(n)
-        tot = np.zeros(3)
+        tot = np.zeros(4)
         for lo in range(0, n, batch_size):
             rows = order[lo : lo + batch_size]
-            policy, value, agree = losses(model, _batch(data, rows, starts))
+            policy, value, agree, kl = losses(model, _batch(data, rows, starts), pull)
             loss = policy + vf_coef * value
+            if kl is not None:
+                loss = loss + anchor_coef * kl
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(model.parameters(), 0.5)
             optimizer.step()
-            tot += np.array([policy.item(), value.item(), agree.item()]) * len(rows)
-        out["policy_loss"], out["value_loss"], out["agreement"] = (tot / n).tolist()
+            parts = [policy.item(), value.item(), agree.item(), 0.0 if kl is None else kl.item()]
+            tot += np.array(parts) * len(rows)
+        out["policy_loss"], out["value_loss"], out["agreement"], kl_mean = (tot / n).tolist()
+        if pull is not None:
+            out["anchor_kl"] = kl_mean
     model.eval()
     return out
 

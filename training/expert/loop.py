@@ -148,6 +148,20 @@ def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
     return model, opt, tcfg
 
 
+def _start_network(cfg: ExpertConfig, tcfg):
+    """The start policy as a frozen network (the update's anchor)."""
+    from agents.policy import load_policy
+    from training.allseat import build_model
+
+    pol, _ = load_policy(cfg.init_policy, need_value=True)
+    net = build_model(tcfg, cfg.seed)
+    net.load_actor_numpy(pol, critic=True)
+    net.eval()
+    for p in net.parameters():
+        p.requires_grad_(False)
+    return net
+
+
 def _ckpt(run: Path, it: int) -> Path:
     return run / "checkpoints" / f"iter_{it}.npz"
 
@@ -312,7 +326,15 @@ def _iteration(cfg, run, it, model, opt, tcfg, st, writer, notify) -> None:
     taught = target_stats(data)
     rng = np.random.default_rng(derive_seed(cfg.seed, "expert", it, "update"))
     fitted = fit(
-        model, opt, _buffer(run, it, cfg.buffer), cfg.epochs, cfg.batch_size, cfg.vf_coef, rng
+        model,
+        opt,
+        _buffer(run, it, cfg.buffer),
+        cfg.epochs,
+        cfg.batch_size,
+        cfg.vf_coef,
+        rng,
+        anchor=_start_network(cfg, tcfg) if cfg.anchor_coef > 0 else None,
+        anchor_coef=cfg.anchor_coef,
     )
     _save(run, it, model, opt, tcfg, cfg)
     row = {"iteration": it, **speed, **taught, **fitted}
