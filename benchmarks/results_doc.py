@@ -77,8 +77,20 @@ def deal_line(deals: str, seed: int) -> str:
     return f"Deals: {deals} deals of seed {seed}.\n"
 
 
+def _clears(x: dict) -> bool:
+    """Whether a table's interval clears chance in its wanted direction (above for the player
+    alone, `vs_<bot>`; below for the bot alone): `reference_tables.py` says so itself,
+    `lastwill eval -f json` does not."""
+    if "clears_chance" in x:
+        return bool(x["clears_chance"])
+    if x["table"].startswith("vs_"):
+        return x["ci_lo"] > x["chance"]
+    return x["ci_hi"] < x["chance"]
+
+
 def strength_tables(doc: dict) -> str:
-    """A `benchmarks/reference_tables.py` result: both directions at each count."""
+    """A `benchmarks/reference_tables.py` result (both directions at each count), or a
+    `lastwill eval -f json` summary (the player alone against each panel bot)."""
     out = doc["output"]
     by = {(x["num_players"], x["table"]): x for x in out["tables"]}
     bots = list(dict.fromkeys(x["table"][3:] for x in out["tables"] if x["table"][:3] == "vs_"))
@@ -95,7 +107,7 @@ def strength_tables(doc: dict) -> str:
                 if x is None:
                     cells += ["", "", ""]
                     continue
-                ok = "yes" if x["clears_chance"] else "**no**"
+                ok = "yes" if _clears(x) else "**no**"
                 cells += [pct(x["win_rate"]), interval(x["ci_lo"], x["ci_hi"]), ok]
             lines.append(f"| {n} | {bot} | " + " | ".join(cells) + f" | {100 / n:.0f}% |")
     games = sorted({x["games"] for x in out["tables"]})
@@ -267,6 +279,12 @@ SECTIONS = (
         "at 4 players two seats each (per-seat win rates; chance 25%). The intervals beside the "
         "win rates count seat-games as independent, which the two seats of one game are not: read "
         "the paired difference, whose interval is over deals.",
+    ),
+    (
+        "The search against the sprinter",
+        "mcts256_sprinter",
+        "`mcts` at 256 simulations over the reference alone against n-1 copies of the sprinter "
+        "(`lastwill eval`, one direction only: the reverse columns stay empty).",
     ),
     (
         "The sprinter against the racer",

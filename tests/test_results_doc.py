@@ -104,3 +104,33 @@ def test_the_speed_summary_says_which_targets_are_met():
     assert rows[0].endswith("| 8.50 | >= 8 | yes |")
     assert rows[1].endswith("| 2.00 | >= 3 | no |")
     assert rows[2].endswith("| 1.50 | <= 2 | yes |")  # a cost: lower is better
+
+
+def test_an_eval_summary_renders_as_a_strength_table():
+    """`lastwill eval -f json` summaries carry no `clears_chance`: the page decides it from the
+    interval, above chance for the player alone and below it for a bot alone."""
+    mod = _results_doc()
+
+    def table(name, lo, hi):
+        return {
+            "num_players": 2,
+            "table": name,
+            "games": 1000,
+            "wins": 600,
+            "win_rate": 0.6,
+            "ci_lo": lo,
+            "ci_hi": hi,
+            "chance": 0.5,
+            "errors": 0,
+        }
+
+    assert mod._clears(table("vs_sprinter", 0.51, 0.6)) is True
+    assert mod._clears(table("vs_sprinter", 0.49, 0.6)) is False
+    assert mod._clears(table("sprinter_vs", 0.3, 0.49)) is True
+    assert mod._clears({**table("vs_sprinter", 0.49, 0.6), "clears_chance": True}) is True
+    doc = {
+        "command": "lastwill eval X --panel sprinter -n 2 -g 1000 -s 2026 --no-mixed -f json",
+        "output": {"seed": 2026, "deals": "test", "tables": [table("vs_sprinter", 0.57, 0.63)]},
+    }
+    text = mod.strength_tables(doc)
+    assert "| 2 | sprinter | 60.0% | [57.0%, 63.0%] | yes |  |  |  | 50% |" in text
