@@ -448,3 +448,31 @@ def test_use_option_spends_the_most_it_can_pay():
     apply_action(s, legal_actions(s)[_names(s).index("use Reservation_5")])
     assert s.phase == OPTION_PHASE and "use option: slot 2" not in _names(s)
     assert _choice(s) == "use option: slot 1"
+
+
+def test_round_plans_sharing_a_view_give_what_a_fresh_bot_gives():
+    """A view's round plans share their groups of cards (`RacerBot._groups`, kept per view for
+    the hand's own cards, `final` and `legal`): asked in any order on one view, every plan is the
+    one a bot with nothing kept yet computes."""
+    from agents.bots.racer import DRAWN
+
+    rnd = random.Random(4)
+    checked = 0
+    for n, seed in ((2, 3), (4, 8)):
+        s = new_game(n, seed)
+        while not s.is_over:
+            legal = legal_actions(s)
+            if len(legal) > 1 and rnd.random() < 0.3:
+                v = player_view(s, s.cur)
+                shared = make_agent("sprinter", seed=0)
+                hands = [list(v.hand), list(v.hand) + [DRAWN] * 2, list(v.hand)[1:] + [DRAWN]]
+                for hand in hands:
+                    for final in (False, True):
+                        for lg in (None, set(legal), set(legal[: len(legal) // 2])):
+                            for acts in (1, 3):
+                                fresh = make_agent("sprinter", seed=0)
+                                got = shared.round_plan(v, hand, acts, final, lg)
+                                assert got == fresh.round_plan(v, hand, acts, final, lg)
+                                checked += 1
+            apply_action(s, rnd.choice(legal))
+    assert checked > 500

@@ -332,15 +332,10 @@ class RacerBot(ScriptedBot):
         of a group at most), gathered in this order: the events, the board, the black cards
         of the hand, the blind event cards; the knapsack picks the best within the actions."""
         board = v.boards[0]
-        free_spaces = 5 + v.extensions[0] - len(board)
-        pool = _companion_pool(hand)
         acts = actions
         acts += sum(v.privilege_left[c] for c in board if CARDS[c].free_kind == "event_action")
         acts, value, fixed = _action_gainers(hand, acts, legal)
-        groups = self._event_groups(v, hand, pool, legal)
-        board_groups, weakest = self._board_groups(v, pool, final, legal)
-        groups += board_groups
-        groups += self._black_groups(v, hand, free_spaces, weakest, final, legal)
+        groups = list(self._groups(v, hand, final, legal))
         # blind event cards of a hypothetical hand
         for i, c in enumerate(hand):
             if c == DRAWN:
@@ -348,6 +343,24 @@ class RacerBot(ScriptedBot):
         best, chosen = knapsack(groups, acts)
         chosen = tuple(fixed) + chosen
         return value + best, chosen, _left_in_hand(hand, chosen, fixed)
+
+    def _groups(self, v, hand, final: bool, legal) -> list[list[tuple]]:
+        """The groups of the events, the board and the black cards, for the hand's own cards
+        (its blind cards are left out: none of these reads them). They depend on neither the
+        actions nor the blind cards, so one decision's plans share them: kept per view for
+        (those cards, final, legal). The caller must not change the list it gets."""
+        cards = tuple(c for c in hand if c >= 0)
+        key = ("groups", cards, final, None if legal is None else frozenset(legal))
+        m = self.memo(v)
+        if key not in m:
+            free_spaces = 5 + v.extensions[0] - len(v.boards[0])
+            pool = _companion_pool(cards)
+            groups = self._event_groups(v, cards, pool, legal)
+            board_groups, weakest = self._board_groups(v, pool, final, legal)
+            groups += board_groups
+            groups += self._black_groups(v, cards, free_spaces, weakest, final, legal)
+            m[key] = groups
+        return m[key]
 
     def _event_groups(self, v, hand, pool: list[int], legal) -> list[list[tuple]]:
         """The events of `hand` (not the action gainers), the biggest add-ons first so they
