@@ -62,9 +62,8 @@ class _SparseLinear(torch.autograd.Function):
     def backward(ctx, grad_out):
         idx, vals, offsets = ctx.saved_tensors
         grad = torch.zeros(ctx.shape, dtype=torch.float32)
-        _KERNEL.grad(
-            idx.numpy(), offsets.numpy(), vals.numpy(), grad_out.contiguous().numpy(), grad.numpy()
-        )
+        arrays = [t.contiguous().numpy() for t in (idx, offsets, vals, grad_out)]
+        _KERNEL.grad(*arrays, grad.numpy())
         return grad, None, None, None
 
 
