@@ -129,7 +129,7 @@ def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
     import torch
 
     from agents.policy import load_policy
-    from training.allseat import build_model, make_optimizer
+    from training.allseat import make_optimizer
 
     pol, _ = load_policy(cfg.init_policy, need_value=True)
     if not pol.has_value:
@@ -137,8 +137,7 @@ def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
             f"init_policy={cfg.init_policy!r} has no critic; the search needs one"
         )
     tcfg = _train_config(cfg, pol)
-    model = build_model(tcfg, cfg.seed)
-    model.load_actor_numpy(pol, critic=True)
+    model = _from_start(cfg, tcfg)
     opt = make_optimizer(model, tcfg)
     if st["iteration"] > 0:
         learner = torch.load(_ckpt(run, st["iteration"]).with_suffix(".pt"), weights_only=True)
@@ -148,14 +147,20 @@ def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
     return model, opt, tcfg
 
 
-def _start_network(cfg: ExpertConfig, tcfg):
-    """The start policy as a frozen network (the update's anchor)."""
+def _from_start(cfg: ExpertConfig, tcfg):
+    """A network holding the start policy (its actor and critic)."""
     from agents.policy import load_policy
     from training.allseat import build_model
 
     pol, _ = load_policy(cfg.init_policy, need_value=True)
     net = build_model(tcfg, cfg.seed)
     net.load_actor_numpy(pol, critic=True)
+    return net
+
+
+def _start_network(cfg: ExpertConfig, tcfg):
+    """The start policy as a frozen network (the update's anchor)."""
+    net = _from_start(cfg, tcfg)
     net.eval()
     for p in net.parameters():
         p.requires_grad_(False)
