@@ -37,8 +37,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .buildcheck import warn_if_stale
 from .engine import CATALOGUE
+from .engine.buildcheck import warn_if_stale
 from .engine.config import PLAYER_COUNTS
 from .engine.game import (
     BREED_PHASE,

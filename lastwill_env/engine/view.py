@@ -9,14 +9,26 @@ own hand. Nothing else: not the deck orders, not other hands, not the generator 
 seat r is absolute seat (viewer + r) % n, so the viewer is always seat 0; `seat` is the
 viewer's absolute seat (public: every player knows where it sits), so `determinize` can refuse
 a view given for another seat.
+
+`player_view` has a compiled twin, `lastwill_env.engine._cview` (`_cview.c`, built by the
+install where a C compiler is found): the same view, field for field, about four times faster.
+`VIEW` says which one runs: `"compiled"` when the module was built, else `"python"`. The
+environment variable `LASTWILL_VIEW` chooses: `auto` (the default), `python` (this module's code
+even where the compiled one exists) or `compiled` (an error at import where it was not built).
+This module stays the definition: the compiled view takes its phases and the plans' errand boys
+from `_c_consts()` here, a finished game's view (its rotated `results`) is always built here, and
+the tests compare the two over whole games.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, fields
 from typing import Any
 
+from .buildcheck import warn_if_stale
 from .cards import CATALOGUE
+from .config import MAX_PLAYERS, MIN_PLAYERS
 from .game import (
     BREED_PHASE,
     ERRAND_PHASE,
@@ -107,6 +119,14 @@ def player_view(s: GameState, seat: int) -> PlayerView:
     n = s.n
     if type(seat) is not int or not 0 <= seat < n:
         raise ValueError(f"seat {seat!r} is not at this table; seats are 0..{n - 1}")
+    if _C is not None and s.results is None and type(s) is GameState:
+        return _C.view(s, seat)
+    return _py_player_view(s, seat)
+
+
+def _py_player_view(s: GameState, seat: int) -> PlayerView:
+    """`player_view` in Python: the definition (the seat already checked)."""
+    n = s.n
 
     def rel(p: int) -> int:
         return (p - seat) % n if p >= 0 else -1
@@ -191,3 +211,47 @@ def player_view(s: GameState, seat: int) -> PlayerView:
         s.final,  # final_round
         res,  # results
     )
+
+
+VIEWS = ("auto", "python", "compiled")
+
+
+def _c_consts() -> dict[str, Any]:
+    """What `lastwill_env.engine._cview.configure` reads besides the two classes."""
+    return {
+        "turn_phase": TURN_PHASE,
+        "breed_phase": BREED_PHASE,
+        "errand_phase": ERRAND_PHASE,
+        "market_phase": MARKET_PHASE,
+        "unknown_phase": UNKNOWN_PHASE,
+        "game_over": GAME_OVER,
+        "min_players": MIN_PLAYERS,
+        "max_players": MAX_PLAYERS,
+        "errand_boys": {
+            n: tuple(p.errand_boys for p in CATALOGUE.plans[n])
+            for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+        },
+    }
+
+
+def _load_compiled(choice: str):  # -> the configured module or None
+    if choice not in VIEWS:
+        raise ValueError(f"LASTWILL_VIEW={choice!r}: allowed values are {', '.join(VIEWS)}")
+    if choice == "python":
+        return None
+    try:
+        from . import _cview
+    except ImportError as err:
+        if choice == "compiled":
+            raise ImportError(
+                "LASTWILL_VIEW=compiled, but lastwill_env.engine._cview was not built (reinstall "
+                "with a C compiler: pip install -e .)"
+            ) from err
+        return None
+    warn_if_stale(_cview.__file__, os.path.join(os.path.dirname(__file__), "_cview.c"))
+    _cview.configure(GameState, PlayerView, _c_consts())
+    return _cview
+
+
+_C = _load_compiled(os.environ.get("LASTWILL_VIEW", "auto"))
+VIEW = "python" if _C is None else "compiled"

@@ -20,7 +20,7 @@ import os
 import torch
 import torch.nn.functional as F
 
-from lastwill_env.buildcheck import warn_if_stale
+from lastwill_env.engine.buildcheck import warn_if_stale
 
 CHOICES = ("auto", "torch", "compiled")
 

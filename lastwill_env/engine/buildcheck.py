@@ -1,5 +1,6 @@
-"""A compiled module built from an older source: the warning, for the lab's two C modules
-(`lastwill_env._cwriter`, `training.allseat._bagrad`; setup.py builds both)."""
+"""A compiled module built from an older source: the warning, for the lab's three C modules
+(`lastwill_env.engine._cview`, `lastwill_env._cwriter`, `training.allseat._bagrad`; setup.py
+builds them). Standard library only, so the engine can use it."""
 
 from __future__ import annotations
 
