@@ -201,7 +201,7 @@ def _flat(d: dict, prefix: str = "") -> list[tuple[str, object]]:
 def figures(doc: dict) -> str:
     """A speed benchmark's `--json` line: every number it printed, one row each (lists, the
     single runs, left out: the figures are medians), under its command; first the observation
-    writer and the first-layer gradient it ran with, where it says."""
+    writer, the first-layer gradient and the seat view it ran with, where it says."""
     out = doc["output"][-1] if isinstance(doc["output"], list) else doc["output"]
     rows = _flat(out)
     lines = ["| figure | value |", "|---|---:|"]
@@ -209,6 +209,8 @@ def figures(doc: dict) -> str:
         lines.append(f"| observation writer | {out['writer']} |")
     if isinstance(out.get("bag_grad"), str):
         lines.append(f"| all-seat first-layer gradient | {out['bag_grad']} |")
+    if isinstance(out.get("view"), str):
+        lines.append(f"| seat view | {out['view']} |")
     for k, v in rows:
         lines.append(
             f"| {k.replace('_', ' ')} | {v:,.3g} |"

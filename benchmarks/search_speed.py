@@ -40,6 +40,7 @@ from lastwill_env.engine import (  # noqa: E402
 )
 from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 from lastwill_env.engine.game import GAME_OVER  # noqa: E402
+from lastwill_env.engine.view import VIEW  # noqa: E402
 
 
 def raw_engine_rate(players: int, seconds: float, seed: int) -> float:
@@ -129,9 +130,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"spec": spec, "writer": sparse.WRITER, **out}))
+        print(json.dumps({"spec": spec, "writer": sparse.WRITER, "view": VIEW, **out}))
         return 0
-    print(f"{spec} (observation writer: {sparse.WRITER})")
+    print(f"{spec} (observation writer: {sparse.WRITER}, seat view: {VIEW})")
     for key, row in out.items():
         print(f"{key}: " + ", ".join(f"{k}={v:.3g}" for k, v in row.items()))
     return 0

@@ -35,6 +35,7 @@ sys.path.insert(0, str(ROOT))
 
 from lastwill_env import sparse  # noqa: E402
 from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
+from lastwill_env.engine.view import VIEW  # noqa: E402
 
 MODES = ("single_seat", "all_seat")
 # numpy's BLAS runs the batch-1 opponent forward passes of (a) and the frozen snapshots of (b):
@@ -239,6 +240,7 @@ def main() -> int:
         "net": [args.net, args.net],
         "writer": sparse.WRITER,
         "bag_grad": _bag_grad_kernel(),
+        "view": VIEW,
         **{
             mode: {k: med(mode, k) for k in ("overall_sps", "rollout_sps", "update_sps")}
             for mode in runs
