@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .engine import CATALOGUE
-from .engine.buildcheck import warn_if_stale
+from .engine.buildcheck import BuildChoiceError, check_choice, missing_build, warn_if_stale
 from .engine.config import PLAYER_COUNTS
 from .engine.game import (
     BREED_PHASE,
@@ -594,22 +594,17 @@ def _c_layout() -> dict:
 
 
 def _load_compiled(choice: str):  # -> the configured module or None
-    if choice not in WRITERS:
-        raise ValueError(f"LASTWILL_WRITER={choice!r}: allowed values are {', '.join(WRITERS)}")
-    if choice == "python":
+    if check_choice("LASTWILL_WRITER", choice, WRITERS) == "python":
         return None
     try:
         from . import _cwriter
     except ImportError as err:
         if choice == "compiled":
-            raise ImportError(
-                "LASTWILL_WRITER=compiled, but lastwill_env._cwriter was not built (reinstall "
-                "with a C compiler: pip install -e .)"
-            ) from err
+            raise missing_build("LASTWILL_WRITER", "lastwill_env._cwriter") from err
         return None
     if np.dtype(np.intp).itemsize != 8:  # the module writes int64 indices
         if choice == "compiled":
-            raise ImportError("LASTWILL_WRITER=compiled needs a 64-bit numpy intp")
+            raise BuildChoiceError("LASTWILL_WRITER=compiled needs a 64-bit numpy intp")
         return None
     warn_if_stale(_cwriter.__file__, os.path.join(os.path.dirname(__file__), "_cwriter.c"))
     _cwriter.configure(_c_layout())

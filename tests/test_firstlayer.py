@@ -177,6 +177,6 @@ def _kernel_in_fresh_process(value: str) -> subprocess.CompletedProcess:
 def test_lastwill_bag_grad_takes_only_its_allowed_values():
     bad = _kernel_in_fresh_process("fast")
     assert bad.returncode != 0
-    assert "LASTWILL_BAG_GRAD='fast': use one of auto, torch, compiled" in bad.stderr
+    assert "LASTWILL_BAG_GRAD='fast': allowed values are auto, torch, compiled" in bad.stderr
     ok = _kernel_in_fresh_process("torch")
     assert ok.returncode == 0 and ok.stdout.strip() == "torch"

@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .buildcheck import warn_if_stale
+from .buildcheck import check_choice, missing_build, warn_if_stale
 from .cards import CATALOGUE
 from .config import MAX_PLAYERS, MIN_PLAYERS
 from .game import (
@@ -235,18 +235,13 @@ def _c_consts() -> dict[str, Any]:
 
 
 def _load_compiled(choice: str):  # -> the configured module or None
-    if choice not in VIEWS:
-        raise ValueError(f"LASTWILL_VIEW={choice!r}: allowed values are {', '.join(VIEWS)}")
-    if choice == "python":
+    if check_choice("LASTWILL_VIEW", choice, VIEWS) == "python":
         return None
     try:
         from . import _cview
     except ImportError as err:
         if choice == "compiled":
-            raise ImportError(
-                "LASTWILL_VIEW=compiled, but lastwill_env.engine._cview was not built (reinstall "
-                "with a C compiler: pip install -e .)"
-            ) from err
+            raise missing_build("LASTWILL_VIEW", "lastwill_env.engine._cview") from err
         return None
     warn_if_stale(_cview.__file__, os.path.join(os.path.dirname(__file__), "_cview.c"))
     _cview.configure(GameState, PlayerView, _c_consts())

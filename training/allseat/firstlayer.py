@@ -20,25 +20,20 @@ import os
 import torch
 import torch.nn.functional as F
 
-from lastwill_env.engine.buildcheck import warn_if_stale
+from lastwill_env.engine.buildcheck import check_choice, missing_build, warn_if_stale
 
 CHOICES = ("auto", "torch", "compiled")
 
 
 def _load():
-    choice = os.environ.get("LASTWILL_BAG_GRAD", "auto")
-    if choice not in CHOICES:
-        raise ValueError(f"LASTWILL_BAG_GRAD={choice!r}: use one of {', '.join(CHOICES)}")
+    choice = check_choice("LASTWILL_BAG_GRAD", os.environ.get("LASTWILL_BAG_GRAD", "auto"), CHOICES)
     if choice == "torch":
         return None
     try:
         from . import _bagrad
     except ImportError:
         if choice == "compiled":
-            raise ImportError(
-                "LASTWILL_BAG_GRAD=compiled, but training.allseat._bagrad was not built: "
-                "reinstall with a C compiler (pip install -e .)"
-            ) from None
+            raise missing_build("LASTWILL_BAG_GRAD", "training.allseat._bagrad") from None
         return None
     warn_if_stale(_bagrad.__file__, os.path.join(os.path.dirname(__file__), "_bagrad.c"))
     return _bagrad
