@@ -1,6 +1,6 @@
 """The search player (`mcts`): determinized PUCT over a trained policy's priors and critic.
 
-`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:temp=F][:noise=F][:alpha=F]` plays the
+`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:ptemp=F][:temp=F][:noise=F][:alpha=F]` plays the
 checkpoint at PATH (a `.npz` with its critic, or a policy name such as `reference`,
 `agents.policyfiles`) with a search at every decision that has more than one legal action (a
 forced move is played at once).
@@ -35,6 +35,10 @@ least one simulation; 64 simulations when neither is given). With `sims` alone t
 function of the view and the agent's seed. The move played is the most visited root action
 (ties by prior, then by the lower action number); with `temp` > 0 it is drawn with
 probability proportional to visits ** (1 / temp).
+
+A prior temperature `ptemp` (default 1: the priors as the policy gives them) softens every
+node's priors to P ** (1 / ptemp), renormalised over the actions they cover: with ptemp > 1 a
+sharp prior leaves more visits to the second and third moves, deterministically.
 
 Exploration at the root (AlphaZero's, for self-play such as `lastwill expert`): with `noise` > 0
 the root's priors are (1 - noise) P + noise D over the legal actions, D drawn from a Dirichlet
@@ -102,6 +106,7 @@ class MCTSAgent(BaseAgent):
         sims: int | None = None,
         ms: float | None = None,
         c_puct: float = 1.5,
+        ptemp: float = 1.0,
         temp: float = 0.0,
         noise: float = 0.0,
         alpha: float = 0.3,
@@ -119,6 +124,7 @@ class MCTSAgent(BaseAgent):
         self.sims = None if sims is None else _number("sims", sims, 1, 1_000_000, integer=True)
         self.ms = None if ms is None else float(_number("ms", ms, 0.001, 600_000.0))
         self.c_puct = float(_number("c_puct", c_puct, 0.001, 1000.0))
+        self.ptemp = float(_number("ptemp", ptemp, 0.01, 100.0))
         self.temp = float(_number("temp", temp, 0.0, 100.0))
         self.noise = float(_number("noise", noise, 0.0, 1.0))
         self.alpha = float(_number("alpha", alpha, 0.001, 100.0))
@@ -156,7 +162,7 @@ class MCTSAgent(BaseAgent):
         """The PUCT choice among `legal` (priors completed from `s` where one is missing)."""
         prior = node.prior
         if any(a not in prior for a in legal):
-            fresh = self.evaluator.priors(s, legal)
+            fresh = self._soften(self.evaluator.priors(s, legal))
             for a in legal:
                 prior.setdefault(a, fresh[a])
         total = sum(prior[a] for a in legal) or 1.0
@@ -187,7 +193,7 @@ class MCTSAgent(BaseAgent):
             child = node.children.get(key)
             if child is None:
                 prior, scores = self.evaluator.evaluate(s, legal)
-                node.children[key] = _Node(s.cur, prior, scores[s.cur])
+                node.children[key] = _Node(s.cur, self._soften(prior), scores[s.cur])
                 break
             node = child
         for n, a in path:
@@ -210,7 +216,7 @@ class MCTSAgent(BaseAgent):
         legal = self._legal(s)
         prior, scores = self.evaluator.evaluate(s, legal)
         self.root_prior = prior
-        root = _Node(view.seat, self._root_noise(prior, legal), scores[view.seat])
+        root = _Node(view.seat, self._root_noise(self._soften(prior), legal), scores[view.seat])
         done = 0
         while True:
             self._simulate(root, s)
@@ -220,6 +226,18 @@ class MCTSAgent(BaseAgent):
             s = self._sample(view)
         self._sims_done = done
         return root
+
+    def _soften(self, prior: dict[int, float]) -> dict[int, float]:
+        """`prior` at the prior temperature: P ** (1 / ptemp) renormalised over its actions (a
+        copy; `prior` itself at ptemp 1)."""
+        if self.ptemp == 1.0:
+            return prior
+        inv = 1.0 / self.ptemp
+        powered = {a: p**inv for a, p in prior.items()}
+        total = sum(powered.values())
+        if not total > 0:  # every prior underflowed: leave them as they are
+            return prior
+        return {a: p / total for a, p in powered.items()}
 
     def _root_noise(self, prior: dict[int, float], legal: list[int]) -> dict[int, float]:
         """The root's priors mixed with Dirichlet noise over `legal` (a copy; `prior` itself

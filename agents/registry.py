@@ -578,7 +578,8 @@ def _load_builtin() -> None:
         "policy=NAME or PATH of a .npz with its critic (required, e.g. policy=reference); "
         "sims=INT simulations per decision (1-1000000; 64 when ms is not given); ms=FLOAT "
         "milliseconds per decision (whichever of the two ends first); c_puct=FLOAT (default "
-        "1.5); temp=FLOAT (0, the default, plays the most visited move); noise=FLOAT (0-1, "
+        "1.5); ptemp=FLOAT (prior temperature, 0.01-100, default 1: the priors P ** (1/ptemp)); "
+        "temp=FLOAT (0, the default, plays the most visited move); noise=FLOAT (0-1, "
         "Dirichlet noise mixed into the root's priors, 0 by default) and alpha=FLOAT (its "
         "concentration, 0.3)",
     )
@@ -609,7 +610,7 @@ def _ppo_agent(path: str = "", seed: int | None = None):
 
 
 def _mcts_agent(*args: Any, seed: int | None = None, **kwargs: Any):
-    """`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:temp=F][:noise=F][:alpha=F]`
+    """`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:ptemp=F][:temp=F][:noise=F][:alpha=F]`
     (agents/mcts.py)."""
     from .mcts import MCTSAgent
 

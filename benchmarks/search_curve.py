@@ -35,11 +35,15 @@ from agents.stats import summarize  # noqa: E402
 from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 
 
-def tables(policy: str, budgets: list[int], counts: list[int], c_puct: float) -> list[Table]:
+def tables(
+    policy: str, budgets: list[int], counts: list[int], c_puct: float, ptemp: float = 1.0
+) -> list[Table]:
     """One table per budget and player count: the searcher first, then n-1 references."""
     out = []
     for b in budgets:
         spec = f"mcts:policy={policy}:sims={b}:c_puct={c_puct}"
+        if ptemp != 1.0:
+            spec += f":ptemp={ptemp}"
         for n in counts:
             out.append(Table(f"sims{b}", n, (spec, *[f"ppo:{policy}"] * (n - 1))))
     return out
@@ -81,6 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--players", default="2,4", help="player counts, comma-separated")
     ap.add_argument("--games", type=int, default=100, help="games per table")
     ap.add_argument("--c-puct", type=float, default=1.5)
+    ap.add_argument("--ptemp", type=float, default=1.0, help="the search's prior temperature")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--deals", default="validation", choices=("validation", "test"))
     ap.add_argument("--workers", type=int, default=1)
@@ -97,7 +102,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.games < 1 or args.workers < 1:
         ap.error("--games and --workers must be at least 1")
-    ts = tables(args.policy, budgets, counts, args.c_puct)
+    ts = tables(args.policy, budgets, counts, args.c_puct, args.ptemp)
     t0 = time.perf_counter()
     try:
         for spec in dict.fromkeys(s for t in ts for s in t.entrants):
@@ -108,7 +113,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     lines = [table_line(t, rows) for t in ts]
     if args.json:
-        result = {"policy": args.policy, "seed": args.seed, "deals": args.deals, "tables": lines}
+        result = {
+            "policy": args.policy,
+            "c_puct": args.c_puct,
+            "ptemp": args.ptemp,
+            "seed": args.seed,
+            "deals": args.deals,
+            "tables": lines,
+        }
         print(json.dumps({**result, "seconds": round(time.perf_counter() - t0, 1)}))
         return 0
     for x in lines:

@@ -109,6 +109,7 @@ def test_choice_depends_on_the_view_only(n):
         (f"mcts:policy={REF}:ms=0", "ms=0 is not allowed"),
         (f"mcts:policy={REF}:c_puct=nan", "c_puct=nan is not allowed"),
         (f"mcts:policy={REF}:temp=-1", "temp=-1 is not allowed; use a number from 0.0"),
+        (f"mcts:policy={REF}:ptemp=0", "ptemp=0 is not allowed; use a number from 0.01 to 100"),
         (f"mcts:policy={REF}:noise=1.5", "noise=1.5 is not allowed; use a number from 0.0 to 1.0"),
         (f"mcts:policy={REF}:alpha=0", "alpha=0 is not allowed; use a number from 0.001"),
         ("mcts:policy=no/such.npz", "checkpoint no/such.npz does not exist"),
@@ -272,3 +273,35 @@ def test_root_noise_spreads_the_visits():
             seen += sum(1 for n in root.edge_n.values() if n > 0)
         spread[noise] = seen
     assert spread[0.75] > spread[0.0]
+
+
+def test_prior_temperature_softens_every_node_s_priors():
+    s = _decision(3, 5, 140)
+    view, legal = player_view(s, s.cur), sorted(legal_actions(s))
+    plain = MCTSAgent(REF, sims=16, seed=4)
+    one = MCTSAgent(REF, sims=16, seed=4, ptemp=1.0)
+    a, b = plain.search(view), one.search(view)
+    assert a.prior == b.prior and a.edge_n == b.edge_n  # ptemp 1 changes nothing
+    warm = MCTSAgent(REF, sims=16, seed=4, ptemp=2.0)
+    root = warm.search(view)
+    raw = warm.root_prior
+    want = np.sqrt([raw[x] for x in legal])
+    assert np.allclose([root.prior[x] for x in legal], want / want.sum())
+    assert max(root.prior.values()) < max(raw.values())  # the top move's share shrinks
+    for child in root.children.values():  # deeper nodes too, still a distribution
+        assert abs(sum(child.prior.values()) - 1.0) < 1e-6
+    again = MCTSAgent(REF, sims=16, seed=4, ptemp=2.0).search(view)
+    assert again.prior == root.prior and again.edge_n == root.edge_n
+
+
+def test_prior_temperature_spreads_the_visits():
+    """Like root noise, but without a draw: a warmer prior visits more moves."""
+    spread = {}
+    for ptemp in (1.0, 3.0):
+        seen = 0
+        for seed, turn in ((1, 30), (2, 60), (3, 90), (4, 120)):
+            s = _decision(2, seed, turn)
+            root = MCTSAgent(REF, sims=24, seed=0, ptemp=ptemp).search(player_view(s, s.cur))
+            seen += sum(1 for n in root.edge_n.values() if n > 0)
+        spread[ptemp] = seen
+    assert spread[3.0] > spread[1.0]
