@@ -283,6 +283,13 @@ SECTIONS = (
         "the paired difference, whose interval is over deals.",
     ),
     (
+        "The search against the references",
+        "mcts256_ref",
+        "`mcts` at 256 simulations over the reference alone against n-1 copies of the reference "
+        "(`lastwill eval`, one direction only: the reverse columns stay empty). The 3-5 player "
+        "target is a Wilson lower bound at least 5 points above 1/n.",
+    ),
+    (
         "The search against the sprinter",
         "mcts256_sprinter",
         "`mcts` at 256 simulations over the reference alone against n-1 copies of the sprinter "
