@@ -11,7 +11,7 @@ viewer's absolute seat (public: every player knows where it sits), so `determini
 a view given for another seat.
 
 `player_view` has a compiled twin, `lastwill_env.engine._cview` (`_cview.c`, built by the
-install where a C compiler is found): the same view, field for field, about four times faster.
+install where a C compiler is found): the same view, field for field, about three times faster.
 `VIEW` says which one runs: `"compiled"` when the module was built, else `"python"`. The
 environment variable `LASTWILL_VIEW` chooses: `auto` (the default), `python` (this module's code
 even where the compiled one exists) or `compiled` (an error at import where it was not built).
