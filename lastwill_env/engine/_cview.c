@@ -129,7 +129,7 @@ static PyObject *rot(PyObject *seq, long seat) {
     PyObject *t = PyTuple_New(k);
     if (t != NULL) {
         PyObject **items = PySequence_Fast_ITEMS(f);
-        Py_ssize_t start = k ? (seat < k ? seat : k) : 0;
+        Py_ssize_t start = seat < k ? seat : 0; /* seq[seat:] is empty past the end */
         for (Py_ssize_t i = 0; i < k; i++) {
             Py_ssize_t j = start + i < k ? start + i : start + i - k;
             Py_INCREF(items[j]);
