@@ -1,6 +1,6 @@
 """Search speed: where the time of the search player `mcts` (agents/mcts.py) goes.
 
-    python benchmarks/search_speed.py --players 2,4 --decisions 10 --sims 64 [--ms T] [--json]
+    python benchmarks/search_speed.py --players 2,4 --decisions 10 --sims 64 --repeat 3 [--json]
 
 At each player count, one game of the searcher (seat 0) against sprinters, played until the
 searcher has made `--decisions` decisions that have more than one legal action, each with the
@@ -11,6 +11,10 @@ the network and the prior bot (the rest is the tree's own bookkeeping), and the 
 decisions per second of engine time against the raw engine's (random legal play, timed as in
 benchmarks/engine_speed.py, for `--engine-seconds`); the search's engine time includes the
 determinization of every simulation, so the ratio counts that cost too.
+
+With `--repeat R` the whole measurement (the same game, the same seed, so the same work) is
+made R times and every figure is the median of its R values; the ratio of each run is taken
+against the raw engine timed in that run, so a slow moment of the machine slows both.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import argparse
 import json
 import os
 import random
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -99,6 +104,20 @@ def summary(t: dict, raw_rate: float) -> dict:
     }
 
 
+def median_summary(runs: list[dict]) -> dict:
+    """Every figure's median over the runs' summaries (`decisions` is the same in each)."""
+    return {k: statistics.median(r[k] for r in runs) for k in runs[0]}
+
+
+def measure_count(spec: str, players: int, args) -> dict:
+    """The median summary of `args.repeat` runs at one player count."""
+    runs = []
+    for _ in range(args.repeat):
+        totals = measure(spec, players, args.decisions, args.seed)
+        runs.append(summary(totals, raw_engine_rate(players, args.engine_seconds, args.seed)))
+    return median_summary(runs)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--policy", default="agents/policies/reference.npz")
@@ -108,6 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ms", type=float, default=None, help="milliseconds per decision")
     ap.add_argument("--engine-seconds", type=float, default=2.0)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--repeat", type=int, default=3, help="runs; each figure is their median")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     try:
@@ -116,23 +136,29 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--players {args.players!r}: give comma-separated integers, e.g. 2,4")
     if not all(is_player_count(n) for n in counts):
         ap.error(f"--players {args.players!r}: player counts are {allowed_counts()}")
-    if args.decisions < 1 or args.engine_seconds <= 0:
-        ap.error("--decisions must be at least 1 and --engine-seconds above 0")
+    if args.decisions < 1 or args.engine_seconds <= 0 or args.repeat < 1:
+        ap.error("--decisions and --repeat must be at least 1 and --engine-seconds above 0")
     spec = f"mcts:policy={args.policy}:sims={args.sims}"
     if args.ms is not None:
         spec += f":ms={args.ms}"
     out = {}
     try:
         for n in counts:
-            totals = measure(spec, n, args.decisions, args.seed)
-            out[f"{n}p"] = summary(totals, raw_engine_rate(n, args.engine_seconds, args.seed))
+            out[f"{n}p"] = measure_count(spec, n, args)
     except PlayerSpecError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
     if args.json:
-        print(json.dumps({"spec": spec, "writer": sparse.WRITER, "view": VIEW, **out}))
+        print(
+            json.dumps(
+                {"spec": spec, "writer": sparse.WRITER, "view": VIEW, "repeat": args.repeat, **out}
+            )
+        )
         return 0
-    print(f"{spec} (observation writer: {sparse.WRITER}, seat view: {VIEW})")
+    print(
+        f"{spec} (observation writer: {sparse.WRITER}, seat view: {VIEW}; "
+        f"medians of {args.repeat} runs)"
+    )
     for key, row in out.items():
         print(f"{key}: " + ", ".join(f"{k}={v:.3g}" for k, v in row.items()))
     return 0
