@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from .engine import CATALOGUE
-from .engine.buildcheck import BuildChoiceError, check_choice, missing_build, warn_if_stale
+from .engine.buildcheck import BuildChoiceError, load_compiled
 from .engine.config import PLAYER_COUNTS
 from .engine.game import (
     BREED_PHASE,
@@ -594,19 +594,13 @@ def _c_layout() -> dict:
 
 
 def _load_compiled(choice: str):  # -> the configured module or None
-    if check_choice("LASTWILL_WRITER", choice, WRITERS) == "python":
-        return None
-    try:
-        from . import _cwriter
-    except ImportError as err:
-        if choice == "compiled":
-            raise missing_build("LASTWILL_WRITER", "lastwill_env._cwriter") from err
+    _cwriter = load_compiled("LASTWILL_WRITER", choice, WRITERS, "python", "lastwill_env._cwriter")
+    if _cwriter is None:
         return None
     if np.dtype(np.intp).itemsize != 8:  # the module writes int64 indices
         if choice == "compiled":
             raise BuildChoiceError("LASTWILL_WRITER=compiled needs a 64-bit numpy intp")
         return None
-    warn_if_stale(_cwriter.__file__, os.path.join(os.path.dirname(__file__), "_cwriter.c"))
     _cwriter.configure(_c_layout())
     return _cwriter
 

@@ -1,15 +1,18 @@
 """The lab's three C modules (`lastwill_env.engine._cview`, `lastwill_env._cwriter`,
 `training.allseat._bagrad`; setup.py builds them): the check of the environment variable that
-chooses each (`LASTWILL_VIEW`, `LASTWILL_WRITER`, `LASTWILL_BAG_GRAD`) and the warning for a
-build older than its source. Standard library only, so the engine can use it.
+chooses each (`LASTWILL_VIEW`, `LASTWILL_WRITER`, `LASTWILL_BAG_GRAD`), the warning for a
+build older than its source, and `load_compiled`, which does both while importing the module.
+Standard library only, so the engine can use it.
 
 A bad choice raises `BuildChoiceError` while the module that reads it is imported; the
 `lastwill` command (`training.console`) reports it in one line with exit code 2."""
 
 from __future__ import annotations
 
+import importlib
 import os
 import warnings
+from types import ModuleType
 
 
 class BuildChoiceError(ValueError):
@@ -33,7 +36,7 @@ def missing_build(var: str, module: str) -> BuildChoiceError:
     )
 
 
-def warn_if_stale(built: str, source: str) -> None:
+def warn_if_stale(built: str, source: str, stacklevel: int = 3) -> None:
     """In a checkout, a `RuntimeWarning` when `source` changed after `built` was built (an
     installed package ships no source: nothing to compare)."""
     try:
@@ -44,5 +47,26 @@ def warn_if_stale(built: str, source: str) -> None:
         warnings.warn(
             f"{built} is older than {source}: rebuild it (pip install -e .)",
             RuntimeWarning,
-            stacklevel=3,
+            stacklevel=stacklevel,
         )
+
+
+def load_compiled(
+    var: str, choice: str, allowed: tuple[str, ...], fallback: str, module: str
+) -> ModuleType | None:
+    """The C module `module` (one of the three above, named by its caller, never by data) as
+    `var=choice` asks: None for the `fallback` choice (the Python or torch code), and for `auto`
+    where the module was not built; the imported module otherwise, with a warning when its
+    build is older than its `.c` source beside it. A bad `choice`, or `compiled` where the
+    module was not built, is a `BuildChoiceError` naming `var`."""
+    if check_choice(var, choice, allowed) == fallback:
+        return None
+    try:
+        mod = importlib.import_module(module)
+    except ImportError as err:
+        if choice == "compiled":
+            raise missing_build(var, module) from err
+        return None
+    source = os.path.join(os.path.dirname(mod.__file__), module.rsplit(".", 1)[1] + ".c")
+    warn_if_stale(mod.__file__, source, stacklevel=4)
+    return mod

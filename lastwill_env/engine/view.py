@@ -26,7 +26,7 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .buildcheck import check_choice, missing_build, warn_if_stale
+from .buildcheck import load_compiled
 from .cards import CATALOGUE
 from .config import MAX_PLAYERS, MIN_PLAYERS
 from .game import (
@@ -235,15 +235,9 @@ def _c_consts() -> dict[str, Any]:
 
 
 def _load_compiled(choice: str):  # -> the configured module or None
-    if check_choice("LASTWILL_VIEW", choice, VIEWS) == "python":
+    _cview = load_compiled("LASTWILL_VIEW", choice, VIEWS, "python", "lastwill_env.engine._cview")
+    if _cview is None:
         return None
-    try:
-        from . import _cview
-    except ImportError as err:
-        if choice == "compiled":
-            raise missing_build("LASTWILL_VIEW", "lastwill_env.engine._cview") from err
-        return None
-    warn_if_stale(_cview.__file__, os.path.join(os.path.dirname(__file__), "_cview.c"))
     _cview.configure(GameState, PlayerView, _c_consts())
     return _cview
 

@@ -20,23 +20,14 @@ import os
 import torch
 import torch.nn.functional as F
 
-from lastwill_env.engine.buildcheck import check_choice, missing_build, warn_if_stale
+from lastwill_env.engine.buildcheck import load_compiled
 
 CHOICES = ("auto", "torch", "compiled")
 
 
 def _load():
-    choice = check_choice("LASTWILL_BAG_GRAD", os.environ.get("LASTWILL_BAG_GRAD", "auto"), CHOICES)
-    if choice == "torch":
-        return None
-    try:
-        from . import _bagrad
-    except ImportError:
-        if choice == "compiled":
-            raise missing_build("LASTWILL_BAG_GRAD", "training.allseat._bagrad") from None
-        return None
-    warn_if_stale(_bagrad.__file__, os.path.join(os.path.dirname(__file__), "_bagrad.c"))
-    return _bagrad
+    choice = os.environ.get("LASTWILL_BAG_GRAD", "auto")
+    return load_compiled("LASTWILL_BAG_GRAD", choice, CHOICES, "torch", "training.allseat._bagrad")
 
 
 _KERNEL = _load()
