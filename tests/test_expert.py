@@ -123,11 +123,35 @@ def test_the_update_learns_the_search_targets():
     assert out["policy_loss"] < out["policy_loss_before"]
 
 
+def test_minibatches_hold_each_sample_s_own_observation_mask_and_visits():
+    """The gathered minibatch against the samples themselves, row by row, in a shuffled order."""
+    from training.allseat import sparse_batch
+    from training.expert.learn import Minibatches
+
+    samples = play(MCTSAgent(policy=REF, sims=6, seed=2), 3, seed=4, explore=100).samples
+    samples[1].visits = [0] * len(samples[1].visits)  # a sample without visits: target 0
+    data = pack(samples)
+    rows = np.random.default_rng(0).permutation(len(samples))[:40]
+    b = Minibatches(data).batch(rows)
+    want = sparse_batch([(samples[r].idx, samples[r].vals) for r in rows])
+    for got, exp in zip(b["sparse"], want, strict=True):
+        assert got.dtype == exp.dtype and bool((got == exp).all())
+    for j, r in enumerate(rows):
+        s = samples[r]
+        legal = np.asarray(s.legal)
+        assert set(np.flatnonzero(b["masks"][j].numpy())) == set(legal.tolist())
+        v = np.asarray(s.visits, dtype=np.float32)
+        exp_t = v / max(float(v.sum()), 1.0)
+        assert np.array_equal(b["target"][j].numpy()[legal], exp_t)
+        assert float(b["target"][j].sum()) == pytest.approx(1.0 if v.sum() else 0.0, abs=1e-6)
+        assert int(b["prior"][j]) == s.prior and float(b["result"][j]) == np.float32(s.result)
+
+
 def test_the_anchor_keeps_the_network_near_its_start():
     import torch
 
     from training.allseat import build_model, make_optimizer
-    from training.expert.learn import _batch, _rows, losses
+    from training.expert.learn import Minibatches, losses
     from training.expert.loop import _start_network, _train_config
 
     pol, _ = load_policy(REF, need_value=True)
@@ -142,7 +166,7 @@ def test_the_anchor_keeps_the_network_near_its_start():
         model = build_model(tcfg, 0)
         model.load_actor_numpy(pol, critic=True)
         with torch.no_grad():  # the start network is its own anchor: KL 0
-            b = _batch(data, np.arange(len(data["n"])), _rows(data))
+            b = Minibatches(data).batch(np.arange(len(data["n"])))
             assert float(losses(model, b, start)[3]) == pytest.approx(0.0, abs=1e-6)
         out = fit(
             model,

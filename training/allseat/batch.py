@@ -40,20 +40,32 @@ class SparseRows:
     `sparse_batch([rows[j] for j in sel])`, the same tensors."""
 
     def __init__(self, rows: list[tuple[np.ndarray, np.ndarray]]):
-        self.lens = np.fromiter((len(i) for i, _ in rows), dtype=np.int64, count=len(rows))
-        self.starts = np.zeros(len(rows), dtype=np.int64)
-        if len(rows) > 1:
-            np.cumsum(self.lens[:-1], out=self.starts[1:])
-        self.idx = (
-            np.concatenate([i for i, _ in rows]).astype(np.int64, copy=False)
-            if rows
-            else np.zeros(0, np.int64)
-        )
-        self.vals = (
-            np.concatenate([v for _, v in rows]).astype(np.float32, copy=False)
-            if rows
-            else np.zeros(0, np.float32)
-        )
+        lens = np.fromiter((len(i) for i, _ in rows), dtype=np.int64, count=len(rows))
+        idx = np.concatenate([i for i, _ in rows]) if rows else np.zeros(0, np.int64)
+        vals = np.concatenate([v for _, v in rows]) if rows else np.zeros(0, np.float32)
+        self._hold(idx, vals, lens)
+
+    @classmethod
+    def from_flat(cls, idx: np.ndarray, vals: np.ndarray, lens: np.ndarray) -> SparseRows:
+        """Rows already concatenated: every row's indices in `idx` and values in `vals`, one
+        after another, row i `lens[i]` pairs long (expert iteration's packed samples)."""
+        lens = np.asarray(lens, dtype=np.int64)
+        if len(idx) != len(vals) or int(lens.sum()) != len(idx) or (lens < 0).any():
+            raise ValueError(
+                f"{len(idx)} indices and {len(vals)} values do not make rows of lengths "
+                f"summing to {int(lens.sum())}"
+            )
+        rows = cls.__new__(cls)
+        rows._hold(idx, vals, lens)
+        return rows
+
+    def _hold(self, idx: np.ndarray, vals: np.ndarray, lens: np.ndarray) -> None:
+        self.lens = lens
+        self.starts = np.zeros(len(lens), dtype=np.int64)
+        if len(lens) > 1:
+            np.cumsum(lens[:-1], out=self.starts[1:])
+        self.idx = np.asarray(idx).astype(np.int64, copy=False)
+        self.vals = np.asarray(vals).astype(np.float32, copy=False)
 
     def __len__(self) -> int:
         return len(self.lens)

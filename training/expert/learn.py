@@ -19,37 +19,59 @@ import numpy as np
 from lastwill_env.engine import NUM_ACTIONS
 
 
-def _rows(data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Start offsets of every sample's observation and legal actions in the flat arrays."""
-    obs_start = np.concatenate([[0], np.cumsum(data["obs_len"])[:-1]]).astype(np.int64)
-    leg_start = np.concatenate([[0], np.cumsum(data["legal_len"])[:-1]]).astype(np.int64)
-    return obs_start, leg_start
+def _starts(lens: np.ndarray) -> np.ndarray:
+    """Where each of consecutive segments of lengths `lens` starts."""
+    out = np.zeros(len(lens), dtype=np.int64)
+    if len(lens) > 1:
+        np.cumsum(lens[:-1], out=out[1:])
+    return out
 
 
-def _batch(data: dict[str, np.ndarray], rows: np.ndarray, starts) -> dict[str, Any]:
-    """torch tensors of the samples `rows`: sparse observations, masks, targets, results."""
-    import torch
+class Minibatches:
+    """Packed samples (`selfplay.pack`) as torch minibatches, each gathered with a few numpy
+    calls: the observations from one `SparseRows`, the legal actions and visit counts by the
+    same gather of segments."""
 
-    from training.allseat import sparse_batch
+    def __init__(self, data: dict[str, np.ndarray]):
+        from training.allseat.batch import SparseRows
 
-    obs_start, leg_start = starts
-    obs, masks = [], np.zeros((len(rows), NUM_ACTIONS), dtype=bool)
-    target = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
-    for j, r in enumerate(rows):
-        o, k = obs_start[r], data["obs_len"][r]
-        obs.append((data["obs_idx"][o : o + k], data["obs_val"][o : o + k]))
-        s, m = leg_start[r], data["legal_len"][r]
-        legal, visits = data["legal"][s : s + m], data["visits"][s : s + m]
-        masks[j, legal] = True
-        target[j, legal] = visits / max(float(visits.sum()), 1.0)
-    idx, vals, offsets = sparse_batch(obs)
-    return {
-        "sparse": (idx, vals, offsets),
-        "masks": torch.as_tensor(masks),
-        "target": torch.as_tensor(target),
-        "prior": torch.as_tensor(data["prior"][rows]),
-        "result": torch.as_tensor(data["result"][rows]),
-    }
+        self.data = data
+        self.obs = SparseRows.from_flat(data["obs_idx"], data["obs_val"], data["obs_len"])
+        self.leg_len = np.asarray(data["legal_len"], dtype=np.int64)
+        self.leg_start = _starts(self.leg_len)
+        totals = np.zeros(len(self.leg_len), dtype=np.float64)
+        owner = np.repeat(np.arange(len(self.leg_len)), self.leg_len)
+        np.add.at(totals, owner, data["visits"])
+        self.visit_total = np.maximum(totals, 1.0).astype(np.float32)  # whole counts: exact
+
+    def __len__(self) -> int:
+        return len(self.leg_len)
+
+    def batch(self, rows: np.ndarray) -> dict[str, Any]:
+        """torch tensors of the samples `rows` (in that order): sparse observations, masks of
+        the legal actions, the visit distributions as targets, the prior bot's moves and the
+        final results."""
+        import torch
+
+        rows = np.asarray(rows, dtype=np.int64)
+        lens = self.leg_len[rows]
+        at = _starts(lens)
+        pos = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(
+            self.leg_start[rows] - at, lens
+        )
+        row = np.repeat(np.arange(len(rows)), lens)
+        legal = self.data["legal"][pos]
+        masks = np.zeros((len(rows), NUM_ACTIONS), dtype=bool)
+        target = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
+        masks[row, legal] = True
+        target[row, legal] = self.data["visits"][pos] / self.visit_total[rows][row]
+        return {
+            "sparse": self.obs.batch(rows),
+            "masks": torch.as_tensor(masks),
+            "target": torch.as_tensor(target),
+            "prior": torch.as_tensor(self.data["prior"][rows]),
+            "result": torch.as_tensor(self.data["result"][rows]),
+        }
 
 
 def losses(model, b: dict[str, Any], anchor=None):
@@ -91,10 +113,10 @@ def fit(
     n = len(data["n"])
     if n == 0:
         raise ValueError("no samples to learn from")
-    starts = _rows(data)
+    batches = Minibatches(data)
     model.train()
     with torch.no_grad():
-        first = _batch(data, np.arange(min(n, batch_size)), starts)
+        first = batches.batch(np.arange(min(n, batch_size)))
         p0, v0, a0, _ = losses(model, first)
     out: dict[str, float] = {"policy_loss_before": float(p0), "value_loss_before": float(v0)}
     out["agreement_before"] = float(a0)
@@ -104,7 +126,7 @@ def fit(
         tot = np.zeros(4)
         for lo in range(0, n, batch_size):
             rows = order[lo : lo + batch_size]
-            policy, value, agree, kl = losses(model, _batch(data, rows, starts), pull)
+            policy, value, agree, kl = losses(model, batches.batch(rows), pull)
             loss = policy + vf_coef * value
             if kl is not None:
                 loss = loss + anchor_coef * kl
@@ -125,7 +147,7 @@ def target_stats(data: dict[str, np.ndarray]) -> dict[str, float]:
     """What the search taught: the mean entropy of its visit distributions, how often its
     choice differed from the network's own (`net_choice`), and how far the results were from
     the winners' share."""
-    starts = _rows(data)[1]
+    starts = _starts(np.asarray(data["legal_len"], dtype=np.int64))
     ent, differ = [], 0
     for r in range(len(data["n"])):
         s, m = starts[r], data["legal_len"][r]
