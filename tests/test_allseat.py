@@ -554,3 +554,11 @@ def test_sparse_rows_gather_the_same_batches_as_sparse_batch():
         theirs = sparse_batch([rows[j] for j in sel])
         for a, b in zip(ours, theirs, strict=True):
             assert a.dtype == b.dtype and torch.equal(a, b)
+    flat = SparseRows.from_flat(held.idx, held.vals, held.lens)
+    for sel in (rng.permutation(len(rows))[:64], np.array([5, 0, 5])):
+        for a, b in zip(flat.batch(sel), held.batch(sel), strict=True):
+            assert a.dtype == b.dtype and torch.equal(a, b)
+    with pytest.raises(ValueError, match="do not make rows"):
+        SparseRows.from_flat(held.idx, held.vals, held.lens + 1)
+    with pytest.raises(ValueError, match="do not make rows"):
+        SparseRows.from_flat(held.idx, held.vals[:-1], held.lens)

@@ -19,6 +19,24 @@ def sparse_obs(state, seat: int, buf: np.ndarray | None = None) -> tuple[np.ndar
     return encode_state_sparse(state, seat, ordered=False)
 
 
+def segment_starts(lens: np.ndarray) -> np.ndarray:
+    """Where each of consecutive segments of lengths `lens` starts (int64)."""
+    out = np.zeros(len(lens), dtype=np.int64)
+    if len(lens) > 1:
+        np.cumsum(lens[:-1], out=out[1:])
+    return out
+
+
+def gather_segments(
+    starts: np.ndarray, lens: np.ndarray, sel: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """The positions, in flat arrays of segments, of the segments `sel` one after another, and
+    where each of them starts among those positions."""
+    n = lens[sel]
+    at = segment_starts(n)
+    return np.arange(int(n.sum()), dtype=np.int64) + np.repeat(starts[sel] - at, n), at
+
+
 def sparse_batch(rows: list[tuple[np.ndarray, np.ndarray]]):
     """torch (indices, values, offsets) of a list of sparse observations."""
     lens = [len(i) for i, _ in rows]
@@ -61,9 +79,7 @@ class SparseRows:
 
     def _hold(self, idx: np.ndarray, vals: np.ndarray, lens: np.ndarray) -> None:
         self.lens = lens
-        self.starts = np.zeros(len(lens), dtype=np.int64)
-        if len(lens) > 1:
-            np.cumsum(lens[:-1], out=self.starts[1:])
+        self.starts = segment_starts(lens)
         self.idx = np.asarray(idx).astype(np.int64, copy=False)
         self.vals = np.asarray(vals).astype(np.float32, copy=False)
 
@@ -72,13 +88,7 @@ class SparseRows:
 
     def batch(self, sel: np.ndarray):
         """torch (indices, values, offsets) of the rows `sel` (positions, in that order)."""
-        lens = self.lens[sel]
-        offsets = np.zeros(len(lens), dtype=np.int64)
-        if len(lens) > 1:
-            np.cumsum(lens[:-1], out=offsets[1:])
-        pos = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(
-            self.starts[sel] - offsets, lens
-        )
+        pos, offsets = gather_segments(self.starts, self.lens, sel)
         return (
             torch.from_numpy(self.idx[pos]),
             torch.from_numpy(self.vals[pos]),

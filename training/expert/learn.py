@@ -19,26 +19,18 @@ import numpy as np
 from lastwill_env.engine import NUM_ACTIONS
 
 
-def _starts(lens: np.ndarray) -> np.ndarray:
-    """Where each of consecutive segments of lengths `lens` starts."""
-    out = np.zeros(len(lens), dtype=np.int64)
-    if len(lens) > 1:
-        np.cumsum(lens[:-1], out=out[1:])
-    return out
-
-
 class Minibatches:
     """Packed samples (`selfplay.pack`) as torch minibatches, each gathered with a few numpy
     calls: the observations from one `SparseRows`, the legal actions and visit counts by the
     same gather of segments."""
 
     def __init__(self, data: dict[str, np.ndarray]):
-        from training.allseat.batch import SparseRows
+        from training.allseat.batch import SparseRows, segment_starts
 
         self.data = data
         self.obs = SparseRows.from_flat(data["obs_idx"], data["obs_val"], data["obs_len"])
         self.leg_len = np.asarray(data["legal_len"], dtype=np.int64)
-        self.leg_start = _starts(self.leg_len)
+        self.leg_start = segment_starts(self.leg_len)
         totals = np.zeros(len(self.leg_len), dtype=np.float64)
         owner = np.repeat(np.arange(len(self.leg_len)), self.leg_len)
         np.add.at(totals, owner, data["visits"])
@@ -53,13 +45,11 @@ class Minibatches:
         final results."""
         import torch
 
+        from training.allseat.batch import gather_segments
+
         rows = np.asarray(rows, dtype=np.int64)
-        lens = self.leg_len[rows]
-        at = _starts(lens)
-        pos = np.arange(int(lens.sum()), dtype=np.int64) + np.repeat(
-            self.leg_start[rows] - at, lens
-        )
-        row = np.repeat(np.arange(len(rows)), lens)
+        pos, _ = gather_segments(self.leg_start, self.leg_len, rows)
+        row = np.repeat(np.arange(len(rows)), self.leg_len[rows])
         legal = self.data["legal"][pos]
         masks = np.zeros((len(rows), NUM_ACTIONS), dtype=bool)
         target = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
@@ -147,7 +137,9 @@ def target_stats(data: dict[str, np.ndarray]) -> dict[str, float]:
     """What the search taught: the mean entropy of its visit distributions, how often its
     choice differed from the network's own (`net_choice`), and how far the results were from
     the winners' share."""
-    starts = _starts(np.asarray(data["legal_len"], dtype=np.int64))
+    from training.allseat.batch import segment_starts
+
+    starts = segment_starts(np.asarray(data["legal_len"], dtype=np.int64))
     ent, differ = [], 0
     for r in range(len(data["n"])):
         s, m = starts[r], data["legal_len"][r]
