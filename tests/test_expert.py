@@ -12,6 +12,7 @@ import pytest
 
 pytest.importorskip("torch")
 
+from expert_runs import REF, tiny  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
 from agents.cli import app  # noqa: E402
@@ -20,32 +21,9 @@ from agents.policy import load_policy  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.winchance import win_chance  # noqa: E402
 from training import cli as _training_cli  # noqa: E402,F401  (registers the commands)
-from training.expert import ExpertConfig, ExpertConfigError, ExpertError, expert  # noqa: E402
+from training.expert import ExpertConfigError, ExpertError, expert  # noqa: E402
 from training.expert.learn import fit, target_stats  # noqa: E402
 from training.expert.selfplay import pack, play  # noqa: E402
-
-REF = "agents/policies/reference.npz"
-
-
-def _tiny(run: Path, **over) -> ExpertConfig:
-    base = dict(
-        run_dir=str(run),
-        init_policy=REF,
-        iterations=2,
-        games=1,
-        sims=4,
-        num_players=[2],
-        player_weights=[1.0],
-        epochs=1,
-        batch_size=64,
-        eval_games=2,
-        eval_bots=["greedy"],
-        eval_num_players=[2],
-        eval_every=1,
-        progress=False,
-    )
-    base.update(over)
-    return ExpertConfig(**base)
 
 
 def test_win_chance_maps_the_zero_sum_reward():
@@ -84,8 +62,8 @@ def test_self_play_with_root_noise_explores_and_keeps_the_network_s_choice():
 def test_self_play_workers_give_the_same_samples(tmp_path: Path):
     from training.expert.loop import self_play
 
-    cfg = _tiny(tmp_path / "one", games=3, sims=3, num_players=[2, 3], player_weights=[1.0, 1.0])
-    two = _tiny(tmp_path / "two", games=3, sims=3, num_players=[2, 3], player_weights=[1.0, 1.0])
+    cfg = tiny(tmp_path / "one", games=3, sims=3, num_players=[2, 3], player_weights=[1.0, 1.0])
+    two = tiny(tmp_path / "two", games=3, sims=3, num_players=[2, 3], player_weights=[1.0, 1.0])
     two.workers = 2
     a, _ = self_play(cfg, tmp_path / "one", 1)
     b, speed = self_play(two, tmp_path / "two", 1)
@@ -113,7 +91,7 @@ def test_the_update_learns_the_search_targets():
     data = pack(play(MCTSAgent(policy=REF, sims=6, seed=2), 2, seed=3, explore=100).samples)
     stats = target_stats(data)
     assert 0.0 <= stats["disagreement"] <= 1.0 and stats["target_entropy"] >= 0.0
-    tcfg = _train_config(_tiny(Path("unused"), learning_rate=1e-3), pol)
+    tcfg = _train_config(tiny(Path("unused"), learning_rate=1e-3), pol)
     torch.manual_seed(0)
     model = build_model(tcfg, 0)
     model.load_actor_numpy(pol, critic=True)
@@ -156,7 +134,7 @@ def test_the_anchor_keeps_the_network_near_its_start():
 
     pol, _ = load_policy(REF, need_value=True)
     data = pack(play(MCTSAgent(policy=REF, sims=6, seed=2), 2, seed=3, explore=100).samples)
-    cfg = _tiny(Path("unused"), learning_rate=3e-3)
+    cfg = tiny(Path("unused"), learning_rate=3e-3)
     tcfg = _train_config(cfg, pol)
     start = _start_network(cfg, tcfg)
     assert not any(p.requires_grad for p in start.parameters())
@@ -187,7 +165,7 @@ def test_the_anchor_keeps_the_network_near_its_start():
 
 def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
     run = tmp_path / "run"
-    st = expert(_tiny(run))
+    st = expert(tiny(run))
     assert st["iteration"] == 2 and [r["iteration"] for r in st["history"]] == [1, 2]
     saved = json.loads((run / "state.json").read_text())
     assert saved["iteration"] == 2 and saved["best"]["checkpoint"].startswith("checkpoints/")
@@ -206,10 +184,10 @@ def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
     make_agent(f"ppo:{run / 'checkpoints' / 'iter_2.npz'}")  # plays without search
     MCTSAgent(policy=str(run / "best.npz"), sims=2)  # and inside it
     with pytest.raises(ExpertError, match="not empty"):
-        expert(_tiny(run))
+        expert(tiny(run))
     with pytest.raises(ExpertError, match=r"settings differ .*'sims'"):
-        expert(_tiny(run, iterations=3, sims=5), resume=True)
-    st = expert(_tiny(run, iterations=3), resume=True)
+        expert(tiny(run, iterations=3, sims=5), resume=True)
+    st = expert(tiny(run, iterations=3), resume=True)
     assert st["iteration"] == 3 and len(st["history"]) == 3
     tags = _tb_tags(run / "tb")
     assert {"expert/policy_loss", "expert/value_loss", "expert/disagreement"} <= tags
@@ -225,15 +203,15 @@ def _tb_tags(path: Path) -> set[str]:
 
 
 def test_a_run_with_an_anchor_reports_its_divergence(tmp_path: Path):
-    st = expert(_tiny(tmp_path / "run", iterations=1, anchor_coef=1.0, eval_every=0))
+    st = expert(tiny(tmp_path / "run", iterations=1, anchor_coef=1.0, eval_every=0))
     assert st["history"][0]["anchor_kl"] >= 0.0
-    st = expert(_tiny(tmp_path / "plain", iterations=1, eval_every=0))
+    st = expert(tiny(tmp_path / "plain", iterations=1, eval_every=0))
     assert "anchor_kl" not in st["history"][0]
 
 
 def test_a_run_that_never_trains_the_critic_keeps_its_scale(tmp_path: Path):
     run = tmp_path / "run"
-    expert(_tiny(run, iterations=1, vf_coef=0.0, eval_every=0))
+    expert(tiny(run, iterations=1, vf_coef=0.0, eval_every=0))
     ref = json.loads(Path(REF).with_suffix(".json").read_text())["config"]
     side = json.loads((run / "checkpoints" / "iter_1.json").read_text())["config"]
     assert (side["reward"], side["shaping"]) == (ref["reward"], ref["shaping"])
@@ -245,8 +223,8 @@ def test_a_run_that_never_trains_the_critic_keeps_its_scale(tmp_path: Path):
 
 def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
     a, b = tmp_path / "a", tmp_path / "b"
-    expert(_tiny(a, iterations=1))
-    expert(_tiny(b, iterations=1))
+    expert(tiny(a, iterations=1))
+    expert(tiny(b, iterations=1))
     assert (a / "samples/iter_1.npz").read_bytes() == (b / "samples/iter_1.npz").read_bytes()
 
 
@@ -266,7 +244,7 @@ def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
 )
 def test_bad_settings_are_refused_by_name(tmp_path: Path, over, says):
     with pytest.raises(ExpertConfigError, match=says.replace("[", r"\[").replace("]", r"\]")):
-        _tiny(tmp_path, **over)
+        tiny(tmp_path, **over)
 
 
 def test_the_command_refuses_bad_input_with_exit_code_2(tmp_path: Path):

@@ -130,3 +130,40 @@ def expert_cmd(
         f"{Path(cfg.run_dir) / 'best.npz'} (iteration {best.get('iteration')}, score "
         f"{best.get('score')})"
     )
+
+
+@app.command("expert-fit")
+def expert_fit_cmd(
+    run_dir: Annotated[str, typer.Option(help="The expert-iteration run whose samples to learn")],
+    samples: Annotated[str, typer.Option(help="Iterations whose samples to learn, e.g. 1,2,3")],
+    out: Annotated[Path, typer.Option(help="The checkpoint to write (.npz; never replaced)")],
+    target: Annotated[
+        str, typer.Option(help="visits (the visit distribution) or best (its most visited move)")
+    ] = "visits",
+    learning_rate: Annotated[float | None, typer.Option(help="Adam's step size")] = None,
+    epochs: Annotated[int | None, typer.Option(help="Passes over the samples")] = None,
+    batch_size: Annotated[int | None, typer.Option(help="Samples per minibatch")] = None,
+    anchor_coef: Annotated[
+        float | None, typer.Option(help="Weight of KL(start network || network)")
+    ] = None,
+    vf_coef: Annotated[float | None, typer.Option(help="Weight of the critic's loss")] = None,
+    seed: Annotated[int | None, typer.Option(help="Seed of the network and the batches")] = None,
+) -> None:
+    """Fit the run's start network again on its saved search samples, with other settings,
+    without new self-play; the run's own settings fill what is not given."""
+    from .refit import RefitError, refit
+
+    settings = {
+        "learning_rate": learning_rate,
+        "epochs": epochs,
+        "batch_size": batch_size,
+        "anchor_coef": anchor_coef,
+        "vf_coef": vf_coef,
+        "seed": seed,
+    }
+    try:
+        losses = refit(Path(run_dir), _ints("samples", samples), out, target, **settings)
+    except RefitError as e:
+        fail(str(e))
+    shown = ", ".join(f"{k} {v:.4g}" for k, v in losses.items())
+    note(f"wrote {out} ({shown})")

@@ -1,0 +1,135 @@
+"""A network fitted again on an expert-iteration run's saved samples (`lastwill expert-fit`).
+
+The search's targets cost minutes of self-play per thousand samples and seconds to learn from,
+so a fit with other settings (learning rate, epochs, anchor, or the most visited move as a
+one-hot target) needs no new self-play. The fit starts from the run's own start network
+(`init_policy`), learns the samples of the chosen iterations (`samples/iter_k.npz`) with the
+update of `training.expert.learn`, and writes one checkpoint in the run's format (`.npz` policy
+with its critic, `.pt` learner state, `.json` sidecar naming the run, the iterations and the
+settings), which `ppo:` and `mcts:policy=` play. It never writes into the run directory and
+never replaces a file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .config import ExpertConfig, ExpertConfigError
+from .learn import fit
+from .selfplay import concat
+
+TARGETS = ("visits", "best")  # the visit distribution, or its most visited move as a one-hot
+
+
+class RefitError(RuntimeError):
+    """Samples or an output path that a refit cannot use."""
+
+
+def load_samples(run: Path, iterations: list[int]) -> dict[str, np.ndarray]:
+    """The packed samples of `iterations` of the run in `run`, joined in that order."""
+    if not iterations or len(set(iterations)) != len(iterations):
+        raise RefitError(f"iterations {iterations!r}: give distinct iteration numbers")
+    folder = run / "samples"
+    have = sorted(int(p.stem[5:]) for p in folder.glob("iter_*.npz") if p.stem[5:].isdigit())
+    missing = [k for k in iterations if k not in have]
+    if missing:
+        raise RefitError(
+            f"{folder} holds no samples of iteration(s) {missing}; it holds {have or 'none'}"
+        )
+    parts = []
+    for k in iterations:
+        with np.load(folder / f"iter_{k}.npz", allow_pickle=False) as f:
+            parts.append({name: f[name] for name in f.files})
+    return concat(parts)
+
+
+def best_move_targets(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """`data` with every sample's visits replaced by a one-hot of its most visited action (the
+    first in the sample's legal order on a tie); a sample without visits keeps none."""
+    from training.allseat.batch import segment_starts
+
+    lens = np.asarray(data["legal_len"], dtype=np.int64)
+    visits = np.zeros_like(data["visits"])
+    for start, n in zip(segment_starts(lens), lens, strict=True):
+        seg = data["visits"][start : start + n]
+        if n and seg.max() > 0:
+            visits[start + int(np.argmax(seg))] = 1.0
+    return {**data, "visits": visits}
+
+
+def _run_config(run: Path) -> ExpertConfig:
+    from .loop import ExpertError, _read_state
+
+    try:
+        saved = _read_state(run)["config"]
+        return ExpertConfig.from_dict({**saved, "progress": False})
+    except (ExpertError, ExpertConfigError, TypeError) as e:
+        raise RefitError(f"{run}: not an expert-iteration run whose settings load ({e})") from e
+
+
+def _free(out: Path) -> Path:
+    if out.suffix != ".npz":
+        raise RefitError(f"--out {out}: give a path ending in .npz")
+    taken = [str(p) for p in (out, out.with_suffix(".pt"), out.with_suffix(".json")) if p.exists()]
+    if taken:
+        raise RefitError(f"--out {out}: {', '.join(taken)} exists; choose a new path")
+    return out
+
+
+def refit(
+    run: Path,
+    iterations: list[int],
+    out: Path,
+    target: str = "visits",
+    **settings: Any,
+) -> dict[str, float]:
+    """Fit the run's start network on its samples of `iterations` and write the checkpoint
+    `out`; `settings` override the run's `learning_rate`, `epochs`, `batch_size`,
+    `anchor_coef`, `vf_coef` and `seed`. Returns the fit's losses (`learn.fit`)."""
+    import torch
+
+    from training.allseat import make_optimizer
+    from training.allseat.loop import save_checkpoint
+
+    from .loop import _critic_scale, _from_start, _start_network, _train_config
+
+    if target not in TARGETS:
+        raise RefitError(f"target {target!r} is not allowed; choose {' or '.join(TARGETS)}")
+    allowed = {"learning_rate", "epochs", "batch_size", "anchor_coef", "vf_coef", "seed"}
+    unknown = sorted(set(settings) - allowed)
+    if unknown:
+        raise RefitError(f"unknown setting(s) {unknown}; allowed: {sorted(allowed)}")
+    out = _free(out)
+    cfg = _run_config(run)
+    try:
+        cfg = replace(cfg, **{k: v for k, v in settings.items() if v is not None})
+    except ExpertConfigError as e:
+        raise RefitError(str(e)) from e
+    data = load_samples(run, iterations)
+    if target == "best":
+        data = best_move_targets(data)
+    if cfg.torch_threads:
+        torch.set_num_threads(cfg.torch_threads)
+    from agents.policy import load_policy
+
+    tcfg = _train_config(cfg, load_policy(cfg.init_policy, need_value=True)[0])
+    model = _from_start(cfg, tcfg)
+    opt = make_optimizer(model, tcfg)
+    anchor = _start_network(cfg, tcfg) if cfg.anchor_coef > 0 else None
+    rng = np.random.default_rng(cfg.seed)
+    losses = fit(
+        model, opt, data, cfg.epochs, cfg.batch_size, cfg.vf_coef, rng, anchor, cfg.anchor_coef
+    )
+    out.parent.mkdir(parents=True, exist_ok=True)
+    extra = {
+        "trainer": "expert_refit",
+        "samples": {"run": str(run), "iterations": list(iterations), "count": len(data["n"])},
+        "target": target,
+        "expert": cfg.to_dict(),
+    }
+    save_checkpoint(model, opt, out, _critic_scale(tcfg, cfg, 1), 0, extra)
+    return losses
