@@ -92,6 +92,7 @@ def refit(
     `anchor_coef`, `vf_coef` and `seed`. Returns the fit's losses (`learn.fit`)."""
     import torch
 
+    from agents.policy import load_policy
     from training.allseat import make_optimizer
     from training.allseat.loop import save_checkpoint
 
@@ -114,8 +115,6 @@ def refit(
         data = best_move_targets(data)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
-    from agents.policy import load_policy
-
     tcfg = _train_config(cfg, load_policy(cfg.init_policy, need_value=True)[0])
     model = _from_start(cfg, tcfg)
     opt = make_optimizer(model, tcfg)
