@@ -3,11 +3,11 @@ test deals (agents.deals): a figure that a choice has seen never reaches the res
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
 import pytest
+from lab_scripts import load_script
 
 from agents.deals import TEST
 
@@ -16,12 +16,7 @@ RESULTS = ROOT / "docs" / "results"
 
 
 def _results_doc():
-    spec = importlib.util.spec_from_file_location(
-        "results_doc", ROOT / "benchmarks" / "results_doc.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/results_doc.py")
 
 
 def test_results_md_is_current():

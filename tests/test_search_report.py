@@ -3,21 +3,15 @@ disagreement with the policy (the diagnosis of what the search adds)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-
-PATH = Path(__file__).resolve().parent.parent / "benchmarks" / "search_report.py"
+from lab_scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def rep():
-    spec = importlib.util.spec_from_file_location("search_report", PATH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/search_report.py")
 
 
 def test_value_quality_scores_perfect_constant_and_wrong_predictions(rep):

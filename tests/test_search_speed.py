@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-from pathlib import Path
 
 import pytest
-
-PATH = Path(__file__).resolve().parent.parent / "benchmarks" / "search_speed.py"
+from lab_scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def bench():
-    spec = importlib.util.spec_from_file_location("search_speed", PATH)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("benchmarks/search_speed.py")
 
 
 def test_every_figure_is_the_median_of_the_runs(bench):

@@ -5,11 +5,11 @@ it was made from, and this test fails when the page, the log or the picture chan
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import json
 import re
 from pathlib import Path
 
+from lab_scripts import load_script
 from viewer_util import EXAMPLE_LOG, REPO
 
 IMG = REPO / "docs" / "img" / "viewer.png"
@@ -17,12 +17,7 @@ REMAKE = "run `python docs/viewer_screenshot.py` and commit docs/img/viewer.png 
 
 
 def _script():
-    spec = importlib.util.spec_from_file_location(
-        "viewer_screenshot", REPO / "docs" / "viewer_screenshot.py"
-    )
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("docs/viewer_screenshot.py")
 
 
 def _sidecar() -> dict:
