@@ -44,7 +44,7 @@ from ..runlock import LOCK, run_lock
 from ..seating import draw_player_count
 from .config import ExpertConfig, ExpertConfigError
 from .learn import fit, target_stats
-from .selfplay import concat, pack, play
+from .selfplay import pack, play, read_samples
 
 _LOW = (1 << 52) - 1  # training deals never carry the test deals' tag bit (agents.deals)
 
@@ -293,11 +293,8 @@ def _save_samples(run: Path, it: int, data: dict[str, np.ndarray]) -> None:
 
 
 def _buffer(run: Path, it: int, keep: int) -> dict[str, np.ndarray]:
-    parts = []
-    for k in range(max(1, it - keep + 1), it + 1):
-        with np.load(run / "samples" / f"iter_{k}.npz") as z:
-            parts.append({name: z[name] for name in z.files})
-    return concat(parts)
+    first = max(1, it - keep + 1)
+    return read_samples([run / "samples" / f"iter_{k}.npz" for k in range(first, it + 1)])
 
 
 # -- evaluation and the run ------------------------------------------------------------------

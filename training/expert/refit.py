@@ -20,7 +20,7 @@ import numpy as np
 
 from .config import ExpertConfig, ExpertConfigError
 from .learn import fit
-from .selfplay import concat
+from .selfplay import read_samples
 
 TARGETS = ("visits", "best")  # the visit distribution, or its most visited move as a one-hot
 
@@ -40,11 +40,7 @@ def load_samples(run: Path, iterations: list[int]) -> dict[str, np.ndarray]:
         raise RefitError(
             f"{folder} holds no samples of iteration(s) {missing}; it holds {have or 'none'}"
         )
-    parts = []
-    for k in iterations:
-        with np.load(folder / f"iter_{k}.npz", allow_pickle=False) as f:
-            parts.append({name: f[name] for name in f.files})
-    return concat(parts)
+    return read_samples([folder / f"iter_{k}.npz" for k in iterations])
 
 
 def best_move_targets(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:

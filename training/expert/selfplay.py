@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -121,6 +122,16 @@ def pack(samples: list[Sample]) -> dict[str, np.ndarray]:
         "net_choice": np.array([s.net_choice for s in samples], dtype=np.int64),
         "result": np.array([s.result for s in samples], dtype=np.float32),
     }
+
+
+def read_samples(paths: list[Path]) -> dict[str, np.ndarray]:
+    """The packed samples saved at `paths` (`.npz` files of `pack`'s arrays, read without
+    pickles), joined in that order."""
+    parts = []
+    for path in paths:
+        with np.load(path, allow_pickle=False) as f:
+            parts.append({name: f[name] for name in f.files})
+    return concat(parts)
 
 
 def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
