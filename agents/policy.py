@@ -206,6 +206,9 @@ class NumpyPolicy:
         if not isinstance(prior, str) or not np.isfinite(prior_weight) or prior_weight < 0:
             raise CheckpointError(f"bad prior {prior!r} with weight {prior_weight!r}")
         self._prior_bots = prior_bots
+        self.prior = prior  # set before the check: its errors name the prior
+        self.prior_weight = prior_weight
+        self._prior_agent: Any = None
         if prior:
             try:
                 self.prior_source().check(prior)
@@ -216,9 +219,6 @@ class NumpyPolicy:
                 f"prior {prior!r} with weight {prior_weight}: a prior needs a positive weight, "
                 f"and a weight needs a prior"
             )
-        self.prior = prior
-        self.prior_weight = prior_weight
-        self._prior_agent: Any = None
 
     def prior_source(self) -> PriorSource:
         """The source of this policy's prior bot: the one it was given, else the default."""

@@ -107,6 +107,17 @@ def test_the_prior_travels_in_the_policy_file_and_bad_priors_are_refused(tmp_pat
         unknown.choose(encode_observation(view), legal, view=view)
 
 
+def test_a_policy_over_a_prior_without_a_source_of_bots_says_what_to_install(monkeypatch):
+    from agents import priors
+
+    monkeypatch.setattr(priors, "_DEFAULT", [])
+    with pytest.raises(CheckpointError, match="prior 'racer'.*no source of prior bots"):
+        _flat_policy(prior="racer", weight=2.0)
+    shipped = Path(__file__).resolve().parents[1] / "agents" / "policies" / "reference.npz"
+    with pytest.raises(CheckpointError, match="prior 'sprinter'.*import agents.registry"):
+        NumpyPolicy.load_npz(shipped)
+
+
 def test_a_flat_policy_over_the_racer_plays_the_racers_games(tmp_path: Path):
     """`ppo:PATH` with a prior: a policy with (almost) flat logits plays every game exactly as
     the racer does (same deals, same seats, same results)."""
