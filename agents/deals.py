@@ -58,6 +58,12 @@ def deals_of(seed: int) -> str:
     return TEST if seed & _TAG else VALIDATION
 
 
+def training_seed(seed: int, *parts: Any) -> int:
+    """The seed of a training game (self-play to learn from) of the run seed ``seed`` and labels:
+    never a test deal (its tag bit clear)."""
+    return derive_seed(seed, *parts) & _LOW
+
+
 def for_choosing(deals: str, who: str) -> str:
     """``deals`` for a code path that chooses (training, exploit): test deals are refused."""
     if check_deals(deals) == TEST:

@@ -466,7 +466,7 @@ def test_the_checker_reports_what_does_not_exist() -> None:
         "`lastwill arena --playres`: arena has no such flag",
         "no policy named 'no_such_policy' in agents/policies or policies",
         "`lastwill arenna`: no such command (there are arena, eval, expert, expert-fit, exploit, "
-        "play, replay, train, view)",
+        "play, replay, train, value-fit, view)",
         "training/configs/no_such.toml does not exist",
         "`python benchmarks/no_such_script.py`: no such file",
         "`python benchmarks/bot_ladder.py --no-such-flag`: not in its --help",

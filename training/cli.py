@@ -26,6 +26,7 @@ from agents.cli import app, fail, note
 
 from .config import TrainConfig
 from .expert import cli as _expert_cli  # noqa: F401  (registers `lastwill expert`)
+from .valuefit import cli as _valuefit_cli  # noqa: F401  (registers `lastwill value-fit`)
 
 __all__ = ["app"]
 

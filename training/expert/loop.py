@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.deals import derive_seed
+from agents.deals import derive_seed, training_seed
 from agents.readfile import read_json
 from agents.safeio import write_json, write_with
 
@@ -45,8 +45,6 @@ from ..seating import draw_player_count
 from .config import ExpertConfig, ExpertConfigError
 from .learn import fit, target_stats
 from .selfplay import pack, play, read_samples
-
-_LOW = (1 << 52) - 1  # training deals never carry the test deals' tag bit (agents.deals)
 
 
 class ExpertError(RuntimeError):
@@ -267,7 +265,7 @@ def self_play(
     """Iteration `it`'s games as packed samples, and what they cost."""
     rng = random.Random(derive_seed(cfg.seed, "expert", it, "counts"))
     games = [
-        (draw_player_count(rng, cfg), derive_seed(cfg.seed, "expert", it, g) & _LOW, cfg.explore)
+        (draw_player_count(rng, cfg), training_seed(cfg.seed, "expert", it, g), cfg.explore)
         for g in range(cfg.games)
     ]
     t0 = time.perf_counter()

@@ -1,0 +1,135 @@
+"""`lastwill value-fit`: a policy's critic fitted to predict the game's result, from self-play
+games of the policy (or games saved by an earlier fit), written as a checkpoint of its own with
+the same actor (`training.valuefit.run`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from agents.cli import app, fail, note
+from lastwill_env.engine.config import allowed_counts, is_player_count
+
+# (setting, lowest, highest, lowest allowed itself)
+_RANGES = {
+    "games": (1, 10_000_000, True),
+    "sample_rate": (0.0, 1.0, False),
+    "explore": (0.0, 1.0, True),
+    "workers": (1, 1024, True),
+    "epochs": (1, 1000, True),
+    "learning_rate": (0.0, 1.0, False),
+    "batch_size": (1, 10_000_000, True),
+    "holdout": (0.0, 1.0, False),
+    "seed": (0, 2**63 - 1, True),
+}
+
+
+def _check(name: str, value: Any) -> None:
+    lo, hi, closed = _RANGES[name]
+    ok = (value >= lo if closed else value > lo) and value <= hi
+    if name == "holdout":
+        ok = 0.0 < value < 1.0
+    if not ok:
+        low = f"at least {lo}" if closed else f"above {lo}"
+        high = "below 1" if name == "holdout" else f"at most {hi}"
+        fail(f"--{name.replace('_', '-')} {value}: give a value {low} and {high}")
+
+
+def _counts(text: str) -> list[int]:
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        counts = []
+    if not counts or not all(is_player_count(n) for n in counts) or len(set(counts)) < len(counts):
+        fail(f"--players {text!r}: give distinct player counts, each {allowed_counts()}")
+    return counts
+
+
+def _new_file(path: Path, what: str) -> Path:
+    if path.suffix != ".npz":
+        fail(f"{what} {path}: give a path ending in .npz")
+    if path.exists():
+        fail(f"{what} {path} exists; choose a new path")
+    return path
+
+
+@app.command("value-fit")
+def value_fit_cmd(
+    out: Annotated[Path, typer.Option(help="The checkpoint to write (.npz; never replaced)")],
+    policy: Annotated[
+        str, typer.Option(help="The policy whose critic to fit (a name or .npz)")
+    ] = "reference",
+    players: Annotated[str, typer.Option(help="Player counts of the games, e.g. 3,4,5")] = "3,4,5",
+    games: Annotated[int, typer.Option(help="Self-play games per player count")] = 2000,
+    sample_rate: Annotated[
+        float, typer.Option(help="Share of decisions whose every seat is recorded")
+    ] = 0.1,
+    explore: Annotated[
+        float, typer.Option(help="Share of moves drawn from the policy instead of its arg-max")
+    ] = 0.1,
+    workers: Annotated[int, typer.Option(help="Self-play processes (the same games)")] = 1,
+    games_from: Annotated[
+        str | None, typer.Option(help="Saved games to learn from instead of playing (a,b.npz)")
+    ] = None,
+    save_games: Annotated[
+        Path | None, typer.Option(help="Also save the played games here (.npz; never replaced)")
+    ] = None,
+    epochs: Annotated[int, typer.Option(help="Passes over the games")] = 4,
+    learning_rate: Annotated[float, typer.Option(help="Adam's step size")] = 3e-4,
+    batch_size: Annotated[int, typer.Option(help="Rows per minibatch")] = 1024,
+    holdout: Annotated[float, typer.Option(help="Share of the games held out (0-1)")] = 0.1,
+    seed: Annotated[int, typer.Option(help="Seed of the games, the hold-out and the fit")] = 0,
+) -> None:
+    """Fit a policy's critic to predict the game's result (for the search's leaves), from
+    self-play games of the policy; the actor stays as it is."""
+    from . import games as G
+    from .run import ValueFitError, game_list, record, value_fit
+
+    settings = {
+        "epochs": epochs,
+        "learning_rate": learning_rate,
+        "batch_size": batch_size,
+        "holdout": holdout,
+        "seed": seed,
+    }
+    for name, value in {**settings, "games": games, "sample_rate": sample_rate}.items():
+        _check(name, value)
+    _check("explore", explore)
+    _check("workers", workers)
+    _new_file(out, "--out")
+    try:
+        if games_from:
+            paths = [Path(p) for p in games_from.split(",") if p]
+            data = G.load(paths)
+            sources: dict[str, Any] = {"from": [str(p) for p in paths]}
+        else:
+            counts = _counts(players)
+            if save_games is not None:
+                _new_file(save_games, "--save-games")
+            items = game_list(counts, games, seed)
+            note(f"playing {len(items)} games of {policy} at {players} players")
+            data = record(policy, items, sample_rate, explore, workers, note)
+            sources = {
+                "played": {"players": counts, "games_per_count": games, "seed": seed},
+                "sample_rate": sample_rate,
+                "explore": explore,
+            }
+            if save_games is not None:
+                G.save(save_games, data)
+                note(f"saved the games' rows to {save_games}")
+        report = value_fit(policy, out, data, settings, sources, note)
+    except (ValueFitError, G.GamesError) as e:
+        fail(str(e))
+    except Exception as e:  # a policy that does not load: name it, exit 2
+        from agents.policy import CheckpointError
+
+        if isinstance(e, CheckpointError):
+            fail(str(e))
+        raise
+    for when in ("start", "fitted"):
+        cal = report["held_out"][when]
+        text = ", ".join(f"{n}p {c['brier_skill']}" for n, c in cal.items())
+        note(f"held-out Brier skill of the {when} critic: {text}")
+    note(f"wrote {out} (best pass {report['best_pass']} of {epochs})")

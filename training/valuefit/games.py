@@ -1,0 +1,138 @@
+"""Self-play games of a policy, recorded for learning a value of the game's result.
+
+The search (`agents.mcts`) scores a leaf with the critic of the policy it searches over, for
+every seat, from that seat's own observation (`agents.leafeval`). A critic trained by PPO
+estimates a discounted, shaped return of the seat's own decisions; this records what a critic
+that predicts the result itself learns from: the policy plays every seat, and at a random
+fraction (`sample_rate`) of the decisions every seat's observation is kept (sparse, as
+`encode_seats_sparse` writes it for the search) with the seat, the round, the shaping
+potential (so that the start critic can be scored as the search reads it) and, once the game
+is over, the seat's `zero_sum` result (+1 for the winner, -1/(n-1) for the others).
+
+Moves are the policy's arg-max, or with probability `explore` a draw from its distribution,
+so that the positions are not only the policy's own line. Every draw comes from the game's own
+generator, seeded with the game's seed: a game's rows are a function of (policy, players,
+seed, settings), whatever process plays it. Game seeds never carry the test deals' tag
+(`agents.deals`).
+"""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from lastwill_env.encoding import encode_seats_sparse, encode_state, terminal_rewards
+from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view
+from lastwill_env.engine.game import GAME_OVER
+from lastwill_env.shaping import potential
+
+# the arrays of a set of rows, and their types
+FIELDS = {
+    "n": np.int64,
+    "game": np.int64,
+    "seat": np.int64,
+    "round": np.int64,
+    "phi": np.float32,
+    "result": np.float32,
+    "obs_len": np.int64,
+    "obs_idx": np.int32,
+    "obs_val": np.float32,
+}
+
+
+class GamesError(ValueError):
+    """Saved rows that cannot be read."""
+
+
+def play(policy: Any, n: int, seed: int, sample_rate: float, explore: float) -> dict:
+    """One game of `policy` in every seat at `n` players from deal `seed`: its rows."""
+    rng = random.Random(seed)
+    state = new_game(GameConfig(num_players=n), seed)
+    rows: dict[str, list] = {k: [] for k in FIELDS}
+    while state.phase != GAME_OVER:
+        legal = sorted(legal_actions(state))
+        if rng.random() < sample_rate:
+            _keep(rows, state, n)
+        if len(legal) == 1:
+            state.apply_action(legal[0])
+            continue
+        view = player_view(state, state.cur)
+        obs = encode_state(state, state.cur)
+        free = rng.random() < explore
+        state.apply_action(policy.choose(obs, legal, not free, rng=rng, view=view))
+    rewards = terminal_rewards(list(state.results["ranks"]), "zero_sum")
+    rows["result"] = [rewards[p] for p in rows["seat"]]
+    rows["game"] = [seed] * len(rows["seat"])
+    return pack([rows])
+
+
+def _keep(rows: dict[str, list], state, n: int) -> None:
+    for p, (nz, v) in enumerate(encode_seats_sparse(state, range(n), ordered=False)):
+        rows["n"].append(n)
+        rows["seat"].append(p)
+        rows["round"].append(state.round)
+        rows["phi"].append(potential(state, p))
+        rows["obs_len"].append(len(nz))
+        rows["obs_idx"].append(np.asarray(nz, dtype=np.int32))
+        rows["obs_val"].append(np.asarray(v, dtype=np.float32))
+
+
+def pack(parts: list[dict[str, list]]) -> dict[str, np.ndarray]:
+    """Lists of rows (observations as one array per row) as flat arrays."""
+    out = {}
+    for k, dtype in FIELDS.items():
+        items = [x for p in parts for x in p[k]]
+        if k in ("obs_idx", "obs_val"):
+            out[k] = np.concatenate(items).astype(dtype) if items else np.zeros(0, dtype)
+        else:
+            out[k] = np.asarray(items, dtype=dtype)
+    return out
+
+
+def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
+    """Packed row sets joined into one."""
+    if not parts:
+        return {k: np.zeros(0, dtype) for k, dtype in FIELDS.items()}
+    return {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
+
+
+def save(path: Path, data: dict[str, np.ndarray]) -> None:
+    """The rows as an `.npz` (no pickles)."""
+    np.savez(path, **data)
+
+
+def load(paths: list[Path]) -> dict[str, np.ndarray]:
+    """Rows saved by `save`, read without pickles and checked, joined in order."""
+    parts = []
+    for path in paths:
+        try:
+            with np.load(path, allow_pickle=False) as f:
+                missing = sorted(set(FIELDS) - set(f.files))
+                if missing:
+                    raise GamesError(f"{path}: not saved value-fit games (no {missing})")
+                part = {k: np.asarray(f[k], dtype=FIELDS[k]) for k in FIELDS}
+        except GamesError:
+            raise
+        except (OSError, ValueError) as e:
+            raise GamesError(f"{path}: cannot read saved games ({e})") from None
+        _check(path, part)
+        parts.append(part)
+    return concat(parts)
+
+
+def _check(path: Path, d: dict[str, np.ndarray]) -> None:
+    rows = len(d["n"])
+    if any(len(d[k]) != rows for k in FIELDS if not k.startswith("obs_") or k == "obs_len"):
+        raise GamesError(f"{path}: its arrays have different lengths")
+    total = int(d["obs_len"].sum()) if rows else 0
+    if len(d["obs_idx"]) != total or len(d["obs_val"]) != total or (d["obs_len"] < 0).any():
+        raise GamesError(f"{path}: its observations do not match their lengths")
+    from lastwill_env.encoding import OBS_SIZE
+
+    if total and (d["obs_idx"].min() < 0 or d["obs_idx"].max() >= OBS_SIZE):
+        raise GamesError(f"{path}: an observation index is outside 0-{OBS_SIZE - 1}")
+    if rows and ((d["n"] < 2) | (d["n"] > 5) | (d["seat"] < 0) | (d["seat"] >= d["n"])).any():
+        raise GamesError(f"{path}: a row's players or seat is out of range")

@@ -1,0 +1,177 @@
+"""`lastwill value-fit`'s work: record self-play games of a policy (or read saved ones), fit
+its critic on their results (`fit`), and write a checkpoint with the same actor and the fitted
+critic, whose sidecar holds the settings and the calibration of both critics on the held-out
+games. It never replaces a file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from . import games as G
+from .fit import calibration, fit_critic, held_out, network, predict, start_scores
+
+_WORKER: dict[str, Any] = {}
+
+
+class ValueFitError(RuntimeError):
+    """Settings, inputs or an output path that a value fit cannot use."""
+
+
+def game_list(counts: list[int], games: int, seed: int) -> list[tuple[int, int]]:
+    """(players, deal seed) of `games` games at each of `counts`; seeds never test deals."""
+    from agents.deals import training_seed
+
+    return [(n, training_seed(seed, "value-fit", n, g)) for n in counts for g in range(games)]
+
+
+def _load(policy: str):
+    import agents.registry  # noqa: F401  (installs the lab's prior bots)
+    from agents.policy import load_policy
+
+    return load_policy(policy, need_value=True)
+
+
+def _init_worker(policy: str, sample_rate: float, explore: float) -> None:
+    _WORKER.update(policy=_load(policy)[0], rate=sample_rate, explore=explore)
+
+
+def _play_batch(items: list[tuple[int, int]]) -> list[dict[str, np.ndarray]]:
+    w = _WORKER
+    return [G.play(w["policy"], n, seed, w["rate"], w["explore"]) for n, seed in items]
+
+
+def _lost(item: tuple[int, int], why: str):
+    raise ValueFitError(f"self-play game (players {item[0]}, seed {item[1]}) failed: {why}")
+
+
+def record(
+    policy: str,
+    items: list[tuple[int, int]],
+    sample_rate: float,
+    explore: float,
+    workers: int = 1,
+    notify: Callable[[str], None] | None = None,
+) -> dict[str, np.ndarray]:
+    """The rows of the games `items` (players, seed) in their order; any number of workers
+    gives the same rows."""
+    out: list[Any] = [None] * len(items)
+    if workers <= 1 or len(items) < 2:
+        _init_worker(policy, sample_rate, explore)
+        for i, item in enumerate(items):
+            out[i] = _play_batch([item])[0]
+            _progress(notify, i + 1, len(items))
+        return G.concat(out)
+    from agents.workers import surviving_map
+
+    for done, (i, rows) in enumerate(
+        surviving_map(
+            _play_batch,
+            items,
+            min(workers, len(items)),
+            8,
+            _lost,
+            initializer=_init_worker,
+            initargs=(policy, sample_rate, explore),
+        ),
+        start=1,
+    ):
+        out[i] = rows
+        _progress(notify, done, len(items))
+    return G.concat(out)
+
+
+def _progress(notify, done: int, total: int) -> None:
+    if notify and (done == total or done % 500 == 0):
+        notify(f"games: {done}/{total}")
+
+
+def _free(out: Path) -> Path:
+    if out.suffix != ".npz":
+        raise ValueFitError(f"--out {out}: give a path ending in .npz")
+    taken = [str(p) for p in (out, out.with_suffix(".pt"), out.with_suffix(".json")) if p.exists()]
+    if taken:
+        raise ValueFitError(f"--out {out}: {', '.join(taken)} exists; choose a new path")
+    return out
+
+
+def _train_config(policy, out: Path, counts: list[int], s: dict[str, Any]):
+    from training.config import TrainConfig
+
+    return TrainConfig(
+        mode="all_seat",
+        run_dir=str(out.parent),
+        seed=int(s["seed"]),
+        net_arch=[int(w.shape[0]) for w in policy.weights[:-1]],
+        activation=policy.activation,
+        prior=policy.prior,
+        prior_weight=float(policy.prior_weight),
+        reward="zero_sum",
+        shaping=0.0,
+        learning_rate=float(s["learning_rate"]),
+        batch_size=int(s["batch_size"]),
+        n_epochs=int(s["epochs"]),
+        num_players=list(counts),
+        player_weights=[1.0] * len(counts),
+        progress=False,
+    )
+
+
+def value_fit(
+    policy: str,
+    out: Path,
+    data: dict[str, np.ndarray],
+    settings: dict[str, Any],
+    sources: dict[str, Any],
+    notify: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Fit `policy`'s critic on the rows `data` and write the checkpoint `out`; returns the
+    report (also in the sidecar under "value_fit")."""
+    from training.allseat.batch import SparseRows
+    from training.allseat.loop import save_checkpoint
+
+    out = _free(out)
+    if len(data["n"]) == 0:
+        raise ValueFitError("no rows to learn from: play more games or raise --sample-rate")
+    pol, meta = _load(policy)
+    test_mask = held_out(data, float(settings["holdout"]), int(settings["seed"]))
+    train, test = np.flatnonzero(~test_mask), np.flatnonzero(test_mask)
+    if len(train) == 0 or len(test) == 0:
+        raise ValueFitError(
+            f"holdout {settings['holdout']} leaves {len(train)} training and {len(test)} "
+            f"held-out rows; play more games or choose another --holdout"
+        )
+    before = calibration(start_scores(pol, meta, data), data, test)
+    net = network(pol, int(settings["seed"]))
+    opt, history, best = fit_critic(
+        net,
+        data,
+        train,
+        test,
+        int(settings["epochs"]),
+        float(settings["learning_rate"]),
+        int(settings["batch_size"]),
+        int(settings["seed"]),
+        notify,
+    )
+    rows = SparseRows.from_flat(data["obs_idx"].astype(np.int64), data["obs_val"], data["obs_len"])
+    lo = -1.0 / (data["n"] - 1)
+    scores = np.zeros(len(data["n"]))
+    scores[test] = np.clip(predict(net, rows, test), lo[test], 1.0)
+    report = {
+        "policy": policy,
+        "settings": settings,
+        "games": sources,
+        "rows": {"train": int(len(train)), "held_out": int(len(test))},
+        "history": history,
+        "best_pass": best,
+        "held_out": {"start": before, "fitted": calibration(scores, data, test)},
+    }
+    counts = sorted({int(n) for n in np.unique(data["n"])})
+    tcfg = _train_config(pol, out, counts, settings)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    save_checkpoint(net, opt, out, tcfg, 0, {"trainer": "value_fit", "value_fit": report})
+    return report
