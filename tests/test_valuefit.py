@@ -85,8 +85,10 @@ def test_the_start_critic_is_scored_as_the_search_reads_it():
             G._keep(rows, state, 3)
             rows["result"] = [0.0] * 3
             rows["game"] = [0] * 3
-            got = start_scores(pol, meta, G.pack([rows]))
+            got = start_scores(pol, meta, G.pack([rows]), np.arange(3))
             np.testing.assert_allclose(got, leaf.evaluate(state, legal)[1], atol=1e-5)
+            some = start_scores(pol, meta, G.pack([rows]), np.array([2, 0]))
+            assert np.array_equal(some, got[[2, 0]])
             checked += 1
         view = player_view(state, state.cur)
         state.apply_action(make_agent("sprinter").act(view, legal))

@@ -50,12 +50,12 @@ def _skill(p: np.ndarray, won: np.ndarray, chance: float) -> float | None:
 
 
 def calibration(scores: np.ndarray, data: dict[str, np.ndarray], rows: np.ndarray) -> dict:
-    """Per player count: the Brier skill of the chance of winning that `scores` (one per row,
-    on the `zero_sum` scale) imply, over all `rows`, early and late, and its correlation with
-    winning."""
+    """Per player count: the Brier skill of the chance of winning that `scores` (one per row
+    of `rows`, in that order, on the `zero_sum` scale) imply, over all of them, early and late,
+    and its correlation with winning."""
     out: dict[str, Any] = {}
     n_all = data["n"][rows]
-    p_all = win_chance(scores[rows], n_all)
+    p_all = win_chance(np.asarray(scores, dtype=np.float64), n_all)
     won_all = (data["result"][rows] > 0).astype(np.float64)
     early_all = data["round"][rows] <= EARLY_ROUNDS
     for n in sorted(set(n_all.tolist())):
@@ -73,26 +73,31 @@ def calibration(scores: np.ndarray, data: dict[str, np.ndarray], rows: np.ndarra
     return out
 
 
-def start_scores(policy: Any, meta: dict[str, Any], data: dict[str, np.ndarray]) -> np.ndarray:
-    """The start critic's score of every row as the search reads it (`agents.leafeval`): its
-    value plus the start's shaping times the row's potential, clipped to the result's range."""
+def start_scores(
+    policy: Any, meta: dict[str, Any], data: dict[str, np.ndarray], rows: np.ndarray
+) -> np.ndarray:
+    """The start critic's score of each of `rows` as the search reads it (`agents.leafeval`):
+    its value plus the start's shaping times the row's potential, clipped to the result's
+    range."""
     cfg = (meta or {}).get("config") or {}
     if str(cfg.get("reward", "zero_sum")) != "zero_sum":
         raise ValueError("the start policy was trained on another reward than zero_sum")
     shaping = float(cfg.get("shaping", 0.0) or 0.0)
-    raw = _numpy_values(policy, data)
-    lo = -1.0 / (data["n"] - 1)
-    return np.clip(raw + shaping * data["phi"], lo, 1.0)
+    raw = _numpy_values(policy, data, rows)
+    lo = -1.0 / (data["n"][rows] - 1)
+    return np.clip(raw + shaping * data["phi"][rows], lo, 1.0)
 
 
-def _numpy_values(policy: Any, data: dict[str, np.ndarray]) -> np.ndarray:
+def _numpy_values(policy: Any, data: dict[str, np.ndarray], rows: np.ndarray) -> np.ndarray:
     from training.allseat.batch import segment_starts
 
     starts = segment_starts(data["obs_len"])
-    out = np.empty(len(data["n"]), dtype=np.float64)
-    for r, (s, k) in enumerate(zip(starts, data["obs_len"], strict=True)):
-        idx = data["obs_idx"][s : s + k].astype(np.int64)
-        out[r] = policy.value((idx, data["obs_val"][s : s + k]))
+    out = np.empty(len(rows), dtype=np.float64)
+    for i, r in enumerate(rows):
+        s, k = starts[r], data["obs_len"][r]
+        out[i] = policy.value(
+            (data["obs_idx"][s : s + k].astype(np.int64), data["obs_val"][s : s + k])
+        )
     return out
 
 

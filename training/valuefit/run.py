@@ -144,7 +144,7 @@ def value_fit(
             f"holdout {settings['holdout']} leaves {len(train)} training and {len(test)} "
             f"held-out rows; play more games or choose another --holdout"
         )
-    before = calibration(start_scores(pol, meta, data), data, test)
+    before = calibration(start_scores(pol, meta, data, test), data, test)
     net = network(pol, int(settings["seed"]))
     opt, history, best = fit_critic(
         net,
@@ -158,9 +158,7 @@ def value_fit(
         notify,
     )
     rows = SparseRows.from_flat(data["obs_idx"].astype(np.int64), data["obs_val"], data["obs_len"])
-    lo = -1.0 / (data["n"] - 1)
-    scores = np.zeros(len(data["n"]))
-    scores[test] = np.clip(predict(net, rows, test), lo[test], 1.0)
+    scores = np.clip(predict(net, rows, test), -1.0 / (data["n"][test] - 1), 1.0)
     report = {
         "policy": policy,
         "settings": settings,
