@@ -61,7 +61,9 @@ def value_fit_cmd(
     policy: Annotated[
         str, typer.Option(help="The policy whose critic to fit (a name or .npz)")
     ] = "reference",
-    players: Annotated[str, typer.Option(help="Player counts of the games, e.g. 3,4,5")] = "3,4,5",
+    players: Annotated[
+        str, typer.Option(help="Player counts of the games, e.g. 3,4,5")
+    ] = "2,3,4,5",
     games: Annotated[int, typer.Option(help="Self-play games per player count")] = 2000,
     sample_rate: Annotated[
         float, typer.Option(help="Share of decisions whose every seat is recorded")
