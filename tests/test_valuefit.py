@@ -141,6 +141,7 @@ def test_the_fit_learns_the_critic_only_and_writes_a_checkpoint_the_search_plays
     assert report["best_pass"] == best["pass"]
     side = json.loads(out.with_suffix(".json").read_text())
     assert side["trainer"] == "value_fit"
+    assert side["step"] == json.loads(Path(REF).with_suffix(".json").read_text())["step"] > 0
     assert side["config"]["reward"] == "zero_sum" and side["config"]["shaping"] == 0.0
     assert set(side["value_fit"]["held_out"]) == {"start", "fitted"}
     # the search reads the new critic as the result itself (no shaping added back)

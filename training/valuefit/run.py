@@ -171,5 +171,6 @@ def value_fit(
     counts = sorted({int(n) for n in np.unique(data["n"])})
     tcfg = _train_config(pol, out, counts, settings)
     out.parent.mkdir(parents=True, exist_ok=True)
-    save_checkpoint(net, opt, out, tcfg, 0, {"trainer": "value_fit", "value_fit": report})
+    step = int(meta.get("step", 0) or 0)  # the actor's training, which the fit leaves as it is
+    save_checkpoint(net, opt, out, tcfg, step, {"trainer": "value_fit", "value_fit": report})
     return report
