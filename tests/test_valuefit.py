@@ -37,6 +37,10 @@ def rows() -> dict[str, np.ndarray]:
     return record(REF, game_list([3, 4], 5, seed=1), sample_rate=0.2, explore=0.1)
 
 
+def _no_constant(name: str):
+    raise AssertionError(f"the sidecar holds {name}, which strict JSON does not allow")
+
+
 def _arrays(path: Path) -> dict[str, np.ndarray]:
     with np.load(path) as f:
         return {k: f[k] for k in f.files}
@@ -139,7 +143,8 @@ def test_the_fit_learns_the_critic_only_and_writes_a_checkpoint_the_search_plays
     assert [h["pass"] for h in hist] == [0, 1, 2]
     best = min(hist, key=lambda h: h["held_out_mse"])
     assert report["best_pass"] == best["pass"]
-    side = json.loads(out.with_suffix(".json").read_text())
+    assert hist[0]["train_mse"] is None and all(h["train_mse"] > 0 for h in hist[1:])
+    side = json.loads(out.with_suffix(".json").read_text(), parse_constant=_no_constant)
     assert side["trainer"] == "value_fit"
     assert side["step"] == json.loads(Path(REF).with_suffix(".json").read_text())["step"] > 0
     assert side["config"]["reward"] == "zero_sum" and side["config"]["shaping"] == 0.0

@@ -156,7 +156,7 @@ def fit_critic(
     batch_size: int,
     seed: int,
     notify: Callable[[str], None] | None = None,
-) -> tuple[Any, list[dict[str, float]], int]:
+) -> tuple[Any, list[dict[str, Any]], int]:
     """`epochs` passes of Adam over the rows `train` (shuffled minibatches, gradient norm
     clipped at 0.5); returns (the optimizer, each pass's train and held-out error, the best
     pass), the network left at the best pass (pass 0: the start, when no pass improved)."""
@@ -175,7 +175,7 @@ def fit_critic(
         return float(((predict(net, rows, test) - data["result"][test]) ** 2).mean())
 
     best_err, best_state, best_pass = held_err(), copy.deepcopy(net.state_dict()), 0
-    history = [{"pass": 0, "train_mse": float("nan"), "held_out_mse": best_err}]
+    history = [{"pass": 0, "train_mse": None, "held_out_mse": best_err}]  # JSON: no NaN
     for ep in range(1, epochs + 1):
         order = rng.permutation(train)
         total = 0.0
