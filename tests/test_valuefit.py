@@ -185,12 +185,18 @@ def test_the_command_plays_saves_and_refits_from_saved_games(tmp_path):
     assert res.exit_code == 0, res.output
     assert "held-out Brier skill of the fitted critic: 3p" in res.output
     assert games.exists() and (tmp_path / "a.json").exists()
-    res = _cli("--out", str(tmp_path / "b.npz"), "--games-from", str(games), *common)
+    res = _cli("--out", str(tmp_path / "c.npz"), "--games-from", str(games), "--games", "4")
+    assert res.exit_code == 2 and "--games-from learns from saved games; --games" in res.output
+    fit = ["--holdout", "0.5", "--epochs", "1", "--seed", "2"]
+    res = _cli("--out", str(tmp_path / "b.npz"), "--games-from", str(games), *fit)
     assert res.exit_code == 0, res.output
     a, b = _arrays(tmp_path / "a.npz"), _arrays(tmp_path / "b.npz")
     assert all(np.array_equal(a[k], b[k]) for k in a)
     side = json.loads((tmp_path / "b.json").read_text())
-    assert side["value_fit"]["games"] == {"from": [str(games)]}
+    played = json.loads((tmp_path / "a.json").read_text())["value_fit"]["games"]
+    assert played["players"] == [3] and played["games"] == 4 and played["seed"] == 2
+    assert played["policy"] == "reference" and played["sample_rate"] == 0.3
+    assert side["value_fit"]["games"] == {"from": [{"path": str(games), "played": played}]}
 
 
 @pytest.mark.parametrize(
@@ -205,6 +211,7 @@ def test_the_command_plays_saves_and_refits_from_saved_games(tmp_path):
         (["--learning-rate", "0"], "--learning-rate 0.0"),
         (["--games", "0"], "--games 0"),
         (["--policy", "nosuchpolicy.npz", "--games", "1"], "nosuchpolicy"),
+        (["--policy", "ref_v1"], "holds no critic"),
     ],
 )
 def test_bad_settings_exit_2_and_name_what_was_wrong(tmp_path, args, message):

@@ -55,6 +55,9 @@ def _new_file(path: Path, what: str) -> Path:
     return path
 
 
+PLAY_DEFAULTS = {"players": "2,3,4,5", "games": 2000, "sample_rate": 0.1, "explore": 0.1}
+
+
 @app.command("value-fit")
 def value_fit_cmd(
     out: Annotated[Path, typer.Option(help="The checkpoint to write (.npz; never replaced)")],
@@ -62,15 +65,19 @@ def value_fit_cmd(
         str, typer.Option(help="The policy whose critic to fit (a name or .npz)")
     ] = "reference",
     players: Annotated[
-        str, typer.Option(help="Player counts of the games, e.g. 3,4,5")
-    ] = "2,3,4,5",
-    games: Annotated[int, typer.Option(help="Self-play games per player count")] = 2000,
+        str | None, typer.Option(help="Player counts of the games [default: 2,3,4,5]")
+    ] = None,
+    games: Annotated[
+        int | None, typer.Option(help="Self-play games per player count [default: 2000]")
+    ] = None,
     sample_rate: Annotated[
-        float, typer.Option(help="Share of decisions whose every seat is recorded")
-    ] = 0.1,
+        float | None,
+        typer.Option(help="Share of decisions whose every seat is recorded [default: 0.1]"),
+    ] = None,
     explore: Annotated[
-        float, typer.Option(help="Share of moves drawn from the policy instead of its arg-max")
-    ] = 0.1,
+        float | None,
+        typer.Option(help="Share of moves drawn from the policy, not its arg-max [default: 0.1]"),
+    ] = None,
     workers: Annotated[int, typer.Option(help="Self-play processes (the same games)")] = 1,
     games_from: Annotated[
         str | None, typer.Option(help="Saved games to learn from instead of playing (a,b.npz)")
@@ -87,7 +94,7 @@ def value_fit_cmd(
     """Fit a policy's critic to predict the game's result (for the search's leaves), from
     self-play games of the policy; the actor stays as it is."""
     from . import games as G
-    from .run import ValueFitError, game_list, record, value_fit
+    from .run import ValueFitError, check_policy, value_fit
 
     settings = {
         "epochs": epochs,
@@ -96,42 +103,50 @@ def value_fit_cmd(
         "holdout": holdout,
         "seed": seed,
     }
-    for name, value in {**settings, "games": games, "sample_rate": sample_rate}.items():
+    for name, value in settings.items():
         _check(name, value)
-    _check("explore", explore)
     _check("workers", workers)
     _new_file(out, "--out")
+    play = {"players": players, "games": games, "sample_rate": sample_rate, "explore": explore}
     try:
+        check_policy(policy)
         if games_from:
-            paths = [Path(p) for p in games_from.split(",") if p]
-            data = G.load(paths)
-            sources: dict[str, Any] = {"from": [str(p) for p in paths]}
+            given = [f"--{k.replace('_', '-')}" for k, v in play.items() if v is not None]
+            if given or save_games is not None:
+                fail(
+                    f"--games-from learns from saved games; {', '.join(given or ['--save-games'])}"
+                    f" belong(s) to playing new ones: give one or the other"
+                )
+            data, saved = G.load([Path(p) for p in games_from.split(",") if p])
+            sources: dict[str, Any] = {"from": saved}
         else:
-            counts = _counts(players)
-            if save_games is not None:
-                _new_file(save_games, "--save-games")
-            items = game_list(counts, games, seed)
-            note(f"playing {len(items)} games of {policy} at {players} players")
-            data = record(policy, items, sample_rate, explore, workers, note)
-            sources = {
-                "played": {"players": counts, "games_per_count": games, "seed": seed},
-                "sample_rate": sample_rate,
-                "explore": explore,
-            }
-            if save_games is not None:
-                G.save(save_games, data)
-                note(f"saved the games' rows to {save_games}")
+            filled = {k: PLAY_DEFAULTS[k] if v is None else v for k, v in play.items()}
+            data, sources = _play(policy, filled, workers, save_games, seed)
         report = value_fit(policy, out, data, settings, sources, note)
     except (ValueFitError, G.GamesError) as e:
         fail(str(e))
-    except Exception as e:  # a policy that does not load: name it, exit 2
-        from agents.policy import CheckpointError
-
-        if isinstance(e, CheckpointError):
-            fail(str(e))
-        raise
     for when in ("start", "fitted"):
         cal = report["held_out"][when]
         text = ", ".join(f"{n}p {c['brier_skill']}" for n, c in cal.items())
         note(f"held-out Brier skill of the {when} critic: {text}")
     note(f"wrote {out} (best pass {report['best_pass']} of {epochs})")
+
+
+def _play(policy: str, play: dict[str, Any], workers: int, save_games: Path | None, seed: int):
+    """The rows of new self-play games and how they were played (saved when asked)."""
+    from . import games as G
+    from .run import game_list, record
+
+    for name in ("games", "sample_rate", "explore"):
+        _check(name, play[name])
+    counts = _counts(str(play["players"]))
+    if save_games is not None:
+        _new_file(save_games, "--save-games")
+    items = game_list(counts, play["games"], seed)
+    note(f"playing {len(items)} games of {policy} at {play['players']} players")
+    data = record(policy, items, play["sample_rate"], play["explore"], workers, note)
+    sources = {"policy": policy, **play, "players": counts, "seed": seed}
+    if save_games is not None:
+        G.save(save_games, data, sources)
+        note(f"saved the games' rows to {save_games}")
+    return data, sources

@@ -18,6 +18,7 @@ seed, settings), whatever process plays it. Game seeds never carry the test deal
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 from typing import Any
@@ -99,14 +100,15 @@ def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
 
 
-def save(path: Path, data: dict[str, np.ndarray]) -> None:
-    """The rows as an `.npz` (no pickles)."""
-    np.savez(path, **data)
+def save(path: Path, data: dict[str, np.ndarray], source: dict[str, Any]) -> None:
+    """The rows as an `.npz` (no pickles), with `source` (how they were played) as JSON text."""
+    np.savez(path, source=np.array(json.dumps(source)), **data)
 
 
-def load(paths: list[Path]) -> dict[str, np.ndarray]:
-    """Rows saved by `save`, read without pickles and checked, joined in order."""
-    parts = []
+def load(paths: list[Path]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """Rows saved by `save`, read without pickles and checked, joined in order; and for each
+    file its path and how its games were played."""
+    parts, sources = [], []
     for path in paths:
         try:
             with np.load(path, allow_pickle=False) as f:
@@ -114,13 +116,25 @@ def load(paths: list[Path]) -> dict[str, np.ndarray]:
                 if missing:
                     raise GamesError(f"{path}: not saved value-fit games (no {missing})")
                 part = {k: np.asarray(f[k], dtype=FIELDS[k]) for k in FIELDS}
+                source = _source(path, f["source"]) if "source" in f.files else None
         except GamesError:
             raise
         except (OSError, ValueError) as e:
             raise GamesError(f"{path}: cannot read saved games ({e})") from None
         _check(path, part)
         parts.append(part)
-    return concat(parts)
+        sources.append({"path": str(path), "played": source})
+    return concat(parts), sources
+
+
+def _source(path: Path, text: np.ndarray) -> dict[str, Any]:
+    try:
+        source = json.loads(str(text))
+    except ValueError:
+        source = None
+    if not isinstance(source, dict):
+        raise GamesError(f"{path}: its 'source' is not a JSON object")
+    return source
 
 
 def _check(path: Path, d: dict[str, np.ndarray]) -> None:

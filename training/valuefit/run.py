@@ -35,6 +35,22 @@ def _load(policy: str):
     return load_policy(policy, need_value=True)
 
 
+def check_policy(policy: str) -> None:
+    """A `ValueFitError` unless `policy` loads with a critic trained on the `zero_sum` reward
+    (the result the fit learns, and the scale its start critic is compared on)."""
+    from agents.policy import CheckpointError
+
+    try:
+        pol, meta = _load(policy)
+    except CheckpointError as e:
+        raise ValueFitError(str(e)) from None
+    if not pol.has_value:
+        raise ValueFitError(f"{policy}: the policy holds no critic (value network) to fit")
+    reward = str(((meta or {}).get("config") or {}).get("reward", "zero_sum"))
+    if reward != "zero_sum":
+        raise ValueFitError(f"{policy}: its critic learned the {reward!r} reward; zero_sum only")
+
+
 def _init_worker(policy: str, sample_rate: float, explore: float) -> None:
     _WORKER.update(policy=_load(policy)[0], rate=sample_rate, explore=explore)
 
