@@ -29,12 +29,12 @@ EARLY_ROUNDS = 3  # rounds 1-3 are "early" in the calibration
 def held_out(data: dict[str, np.ndarray], fraction: float, seed: int) -> np.ndarray:
     """A mask over the rows: those of a `fraction` of the games, chosen by a hash of the game
     and `seed` (the same games whatever the order of the rows)."""
-    out = np.zeros(len(data["game"]), dtype=bool)
-    for g in np.unique(data["game"]):
+    games, which = np.unique(data["game"], return_inverse=True)
+    chosen = np.zeros(len(games), dtype=bool)
+    for i, g in enumerate(games):
         h = hashlib.blake2b(f"{seed}:{int(g)}".encode(), digest_size=8).digest()
-        if int.from_bytes(h, "big") / 2.0**64 < fraction:
-            out[data["game"] == g] = True
-    return out
+        chosen[i] = int.from_bytes(h, "big") / 2.0**64 < fraction
+    return chosen[which.reshape(-1)]
 
 
 def win_chance(scores: np.ndarray, n: np.ndarray) -> np.ndarray:
@@ -128,15 +128,23 @@ def critic_parameters(net) -> list:
     ]
 
 
+def sparse_rows(data: dict[str, np.ndarray]):
+    """The rows' observations as one `SparseRows` (what the fit and `predict` read)."""
+    from training.allseat.batch import SparseRows
+
+    return SparseRows.from_flat(data["obs_idx"].astype(np.int64), data["obs_val"], data["obs_len"])
+
+
 def _values(net, rows, sel: np.ndarray, grad: bool = False):
+    """The critic of `net` on the rows `sel`: the critic's half of the sparse first layer,
+    then its tail."""
     import torch
 
-    idx, val, off = rows.batch(sel)
-    h = net.first.weight  # the critic half of the sparse first layer, then its tail
     from training.allseat.firstlayer import sparse_linear
 
+    idx, val, off = rows.batch(sel)
     with torch.set_grad_enabled(grad):
-        x = sparse_linear(h, idx, val, off)[:, net.h0 :] + net.vf_bias
+        x = sparse_linear(net.first.weight, idx, val, off)[:, net.h0 :] + net.vf_bias
         return net.value_net(net.vf_rest(x)).squeeze(-1)
 
 
@@ -148,7 +156,8 @@ def predict(net, rows, sel: np.ndarray, batch: int = 4096) -> np.ndarray:
 
 def fit_critic(
     net,
-    data: dict[str, np.ndarray],
+    rows,
+    result: np.ndarray,
     train: np.ndarray,
     test: np.ndarray,
     epochs: int,
@@ -157,22 +166,20 @@ def fit_critic(
     seed: int,
     notify: Callable[[str], None] | None = None,
 ) -> tuple[Any, list[dict[str, Any]], int]:
-    """`epochs` passes of Adam over the rows `train` (shuffled minibatches, gradient norm
-    clipped at 0.5); returns (the optimizer, each pass's train and held-out error, the best
-    pass), the network left at the best pass (pass 0: the start, when no pass improved)."""
+    """`epochs` passes of Adam over the rows `train` of `rows` (`sparse_rows`) towards their
+    `result` (shuffled minibatches, gradient norm clipped at 0.5); returns (the optimizer, each
+    pass's train and held-out error, the best pass), the network left at the best pass (pass 0:
+    the start, when no pass improved)."""
     import copy
 
     import torch
 
-    from training.allseat.batch import SparseRows
-
-    rows = SparseRows.from_flat(data["obs_idx"].astype(np.int64), data["obs_val"], data["obs_len"])
-    target = torch.as_tensor(data["result"])
+    target = torch.as_tensor(result)
     opt = torch.optim.Adam(critic_parameters(net), lr=learning_rate)
     rng = np.random.default_rng(seed)
 
     def held_err() -> float:
-        return float(((predict(net, rows, test) - data["result"][test]) ** 2).mean())
+        return float(((predict(net, rows, test) - result[test]) ** 2).mean())
 
     best_err, best_state, best_pass = held_err(), copy.deepcopy(net.state_dict()), 0
     history = [{"pass": 0, "train_mse": None, "held_out_mse": best_err}]  # JSON: no NaN

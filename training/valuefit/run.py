@@ -12,7 +12,15 @@ from typing import Any
 import numpy as np
 
 from . import games as G
-from .fit import calibration, fit_critic, held_out, network, predict, start_scores
+from .fit import (
+    calibration,
+    fit_critic,
+    held_out,
+    network,
+    predict,
+    sparse_rows,
+    start_scores,
+)
 
 _WORKER: dict[str, Any] = {}
 
@@ -146,7 +154,6 @@ def value_fit(
 ) -> dict[str, Any]:
     """Fit `policy`'s critic on the rows `data` and write the checkpoint `out`; returns the
     report (also in the sidecar under "value_fit")."""
-    from training.allseat.batch import SparseRows
     from training.allseat.loop import save_checkpoint
 
     out = _free(out)
@@ -162,9 +169,11 @@ def value_fit(
         )
     before = calibration(start_scores(pol, meta, data, test), data, test)
     net = network(pol, int(settings["seed"]))
+    rows = sparse_rows(data)
     opt, history, best = fit_critic(
         net,
-        data,
+        rows,
+        data["result"],
         train,
         test,
         int(settings["epochs"]),
@@ -173,7 +182,6 @@ def value_fit(
         int(settings["seed"]),
         notify,
     )
-    rows = SparseRows.from_flat(data["obs_idx"].astype(np.int64), data["obs_val"], data["obs_len"])
     scores = np.clip(predict(net, rows, test), -1.0 / (data["n"][test] - 1), 1.0)
     report = {
         "policy": policy,
