@@ -63,6 +63,17 @@ def checkpoint_base(path: str | Path) -> Path:
     return bundle_base(path)
 
 
+def new_checkpoint_problem(out: Path) -> str | None:
+    """Why ``out`` cannot be a new checkpoint (its `.npz`, `.pt` or `.json` exists, or it does not
+    end in `.npz`), as the `--out` error says it; None when it can."""
+    if out.suffix != ".npz":
+        return f"--out {out}: give a path ending in .npz"
+    taken = [str(p) for p in (out, out.with_suffix(".pt"), out.with_suffix(".json")) if p.exists()]
+    if taken:
+        return f"--out {out}: {', '.join(taken)} exists; choose a new path"
+    return None
+
+
 def checkpoint_meta(step: int, seed: int, config: Mapping[str, Any], **extra: Any) -> dict:
     """The sidecar fields a checkpoint carries (besides "files", added when it is saved).
     "lab_version" is informational: loading never requires it (older sidecars lack it)."""

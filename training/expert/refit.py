@@ -68,11 +68,11 @@ def _run_config(run: Path) -> ExpertConfig:
 
 
 def _free(out: Path) -> Path:
-    if out.suffix != ".npz":
-        raise RefitError(f"--out {out}: give a path ending in .npz")
-    taken = [str(p) for p in (out, out.with_suffix(".pt"), out.with_suffix(".json")) if p.exists()]
-    if taken:
-        raise RefitError(f"--out {out}: {', '.join(taken)} exists; choose a new path")
+    from training.checkpoint import new_checkpoint_problem
+
+    problem = new_checkpoint_problem(out)
+    if problem:
+        raise RefitError(problem)
     return out
 
 

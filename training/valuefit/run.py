@@ -114,11 +114,11 @@ def _progress(notify, done: int, total: int) -> None:
 
 
 def _free(out: Path) -> Path:
-    if out.suffix != ".npz":
-        raise ValueFitError(f"--out {out}: give a path ending in .npz")
-    taken = [str(p) for p in (out, out.with_suffix(".pt"), out.with_suffix(".json")) if p.exists()]
-    if taken:
-        raise ValueFitError(f"--out {out}: {', '.join(taken)} exists; choose a new path")
+    from training.checkpoint import new_checkpoint_problem
+
+    problem = new_checkpoint_problem(out)
+    if problem:
+        raise ValueFitError(problem)
     return out
 
 
