@@ -208,20 +208,25 @@ class MCTSAgent(BaseAgent):
         return s
 
     # -- a decision ----------------------------------------------------------------------
-    def search(self, view: PlayerView) -> _Node:
-        """The root of a search from `view` within the budget."""
+    def search(
+        self, view: PlayerView, sims: int | None = None, noise: float | None = None
+    ) -> _Node:
+        """The root of a search from `view` within the budget; `sims` and `noise`, when given,
+        replace the agent's own for this search alone (self-play's cheap searches)."""
         t0 = time.perf_counter()
         deadline = t0 + self.ms / 1000.0 if self.ms is not None else math.inf
+        budget = self.sims if sims is None else sims
         s = self._sample(view)
         legal = self._legal(s)
         prior, scores = self.evaluator.evaluate(s, legal)
         self.root_prior = prior
-        root = _Node(view.seat, self._root_noise(self._soften(prior), legal), scores[view.seat])
+        mixed = self._root_noise(self._soften(prior), legal, self.noise if noise is None else noise)
+        root = _Node(view.seat, mixed, scores[view.seat])
         done = 0
         while True:
             self._simulate(root, s)
             done += 1
-            if (self.sims is not None and done >= self.sims) or time.perf_counter() >= deadline:
+            if (budget is not None and done >= budget) or time.perf_counter() >= deadline:
                 break
             s = self._sample(view)
         self._sims_done = done
@@ -239,10 +244,12 @@ class MCTSAgent(BaseAgent):
             return prior
         return {a: p / total for a, p in powered.items()}
 
-    def _root_noise(self, prior: dict[int, float], legal: list[int]) -> dict[int, float]:
-        """The root's priors mixed with Dirichlet noise over `legal` (a copy; `prior` itself
-        when `noise` is 0)."""
-        if not self.noise:
+    def _root_noise(
+        self, prior: dict[int, float], legal: list[int], noise: float
+    ) -> dict[int, float]:
+        """The root's priors mixed with Dirichlet noise of weight `noise` over `legal` (a copy;
+        `prior` itself when `noise` is 0)."""
+        if not noise:
             return prior
         draws = [self.rng.gammavariate(self.alpha, 1.0) for _ in legal]
         total = sum(draws)
@@ -250,7 +257,7 @@ class MCTSAgent(BaseAgent):
             return dict(prior)
         mixed = dict(prior)
         for a, d in zip(legal, draws, strict=True):
-            mixed[a] = (1.0 - self.noise) * prior.get(a, 0.0) + self.noise * d / total
+            mixed[a] = (1.0 - noise) * prior.get(a, 0.0) + noise * d / total
         return mixed
 
     def _choose(self, root: _Node, legal: list[int]) -> int:

@@ -73,6 +73,34 @@ def test_self_play_workers_give_the_same_samples(tmp_path: Path):
     assert speed["samples"] == len(b["n"])
 
 
+def test_playout_cap_keeps_only_the_full_searches():
+    full = play(MCTSAgent(policy=REF, sims=6, seed=1), 2, seed=7, explore=2)
+    same = play(MCTSAgent(policy=REF, sims=6, seed=1), 2, 7, 2, full_share=1.0, fast_sims=2)
+    assert [x.visits for x in same.samples] == [x.visits for x in full.samples] and not same.fast
+    rec = play(MCTSAgent(policy=REF, sims=6, seed=1), 2, 7, 2, full_share=0.3, fast_sims=2)
+    searched = len(rec.samples) + rec.fast
+    assert rec.samples and rec.fast > len(rec.samples)  # about 70% of decisions are cheap
+    assert all(sum(x.visits) == 6 for x in rec.samples)  # every sample is a full search
+    assert rec.sims == 6 * len(rec.samples) + 2 * rec.fast
+    assert rec.decisions > searched  # forced moves are searched by neither
+    again = play(MCTSAgent(policy=REF, sims=6, seed=1), 2, 7, 2, full_share=0.3, fast_sims=2)
+    assert [x.visits for x in again.samples] == [x.visits for x in rec.samples]
+
+
+def test_playout_cap_gives_the_same_samples_with_workers(tmp_path: Path):
+    from training.expert.loop import self_play
+
+    cap = dict(games=2, sims=4, full_share=0.5, fast_sims=1)
+    a, speed_a = self_play(tiny(tmp_path / "one", **cap), tmp_path / "one", 1)
+    two = tiny(tmp_path / "two", **cap)
+    two.workers = 2
+    b, speed_b = self_play(two, tmp_path / "two", 1)
+    assert speed_a["fast_searches"] == speed_b["fast_searches"] > 0
+    for k in a:
+        assert np.array_equal(a[k], b[k]), k
+    assert a["visits"][: a["legal_len"][0]].sum() == 4  # the first sample: a full search
+
+
 def test_self_play_is_a_function_of_its_seed():
     def digest(seed):
         data = pack(play(MCTSAgent(policy=REF, sims=3, seed=1), 2, seed=seed).samples)
@@ -240,6 +268,11 @@ def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
         ({"alpha": 0}, "alpha=0 is not allowed; use a number from 0.001"),
         ({"workers": 0}, "workers=0 is not allowed; use an integer from 1"),
         ({"anchor_coef": -1.0}, "anchor_coef=-1.0 is not allowed; use a number from 0.0"),
+        ({"full_share": 0.0}, "full_share=0.0 is not allowed; use a number from 0.01 to 1.0"),
+        (
+            {"full_share": 0.5, "fast_sims": 5},
+            "fast_sims=5 is not allowed; use an integer from 1 to sims \\(4\\)",
+        ),
     ],
 )
 def test_bad_settings_are_refused_by_name(tmp_path: Path, over, says):
@@ -252,5 +285,20 @@ def test_the_command_refuses_bad_input_with_exit_code_2(tmp_path: Path):
     assert r.exit_code == 2 and "sims=0 is not allowed" in r.output
     r = CliRunner().invoke(app, ["expert", "--run-dir", str(tmp_path / "y"), "--resume"])
     assert r.exit_code == 2 and "holds no expert-iteration run" in r.output
+    r = CliRunner().invoke(
+        app,
+        [
+            "expert",
+            "--run-dir",
+            str(tmp_path / "z"),
+            "--sims",
+            "8",
+            "--full-share",
+            "0.5",
+            "--fast-sims",
+            "9",
+        ],
+    )
+    assert r.exit_code == 2 and "fast_sims=9 is not allowed" in r.output
     r = CliRunner().invoke(app, ["expert", "--num-players", "2,x"])
     assert r.exit_code == 2 and "comma-separated integers" in r.output

@@ -260,6 +260,20 @@ def test_root_noise_mixes_a_dirichlet_draw_into_the_root_priors_only():
     assert again.prior == root.prior and again.edge_n == root.edge_n  # seeded
 
 
+def test_one_search_may_take_its_own_budget_and_noise():
+    s = _decision(3, 5, 140)
+    view = player_view(s, s.cur)
+    plain = MCTSAgent(REF, sims=5, seed=4)
+    noisy = MCTSAgent(REF, sims=16, seed=4, noise=0.5)
+    cheap = noisy.search(view, sims=5, noise=0.0)
+    # the noisy agent's cheap search is the plain agent's search: no draw, five simulations
+    want = plain.search(view)
+    assert cheap.prior == want.prior and cheap.edge_n == want.edge_n
+    assert sum(cheap.edge_n.values()) == 5 and noisy._sims_done == 5
+    full = noisy.search(view)  # its own settings again afterwards
+    assert sum(full.edge_n.values()) == 16 and full.prior != want.prior
+
+
 def test_root_noise_spreads_the_visits():
     """A sharp prior decides a small search alone; with strong noise the visits spread."""
     spread = {}

@@ -75,6 +75,13 @@ def expert_cmd(
     iterations: Annotated[int | None, typer.Option(help="Iterations to run in all")] = None,
     games: Annotated[int | None, typer.Option(help="Self-play games per iteration")] = None,
     sims: Annotated[int | None, typer.Option(help="Search simulations per decision")] = None,
+    full_share: Annotated[
+        float | None,
+        typer.Option(help="Share of decisions searched in full and kept as samples (0.01-1)"),
+    ] = None,
+    fast_sims: Annotated[
+        int | None, typer.Option(help="Simulations of the other decisions' cheap searches")
+    ] = None,
     noise: Annotated[
         float | None, typer.Option(help="Dirichlet noise in the root's priors (0-1; 0 = none)")
     ] = None,
@@ -108,6 +115,8 @@ def expert_cmd(
         "iterations": iterations,
         "games": games,
         "sims": sims,
+        "full_share": full_share,
+        "fast_sims": fast_sims,
         "noise": noise,
         "alpha": alpha,
         "workers": workers,

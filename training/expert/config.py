@@ -27,6 +27,7 @@ _INTS = (
     ("iterations", 1, 100_000),
     ("games", 1, 100_000),
     ("sims", 1, 100_000),
+    ("fast_sims", 1, 100_000),
     ("explore", 0, 10_000),
     ("epochs", 1, 1000),
     ("batch_size", 1, 1_000_000),
@@ -41,6 +42,7 @@ _INTS = (
 _NUMS = (
     ("c_puct", 0.001, 1000.0),
     ("noise", 0.0, 1.0),
+    ("full_share", 0.01, 1.0),
     ("alpha", 0.001, 100.0),
     ("learning_rate", 1e-9, 1.0),
     ("vf_coef", 0.0, 1000.0),
@@ -56,6 +58,11 @@ class ExpertConfig:
     iterations: int = 20
     games: int = 16  # self-play games per iteration
     sims: int = 32  # search simulations per decision
+    # playout-cap randomisation (training.expert.selfplay): the share of decisions searched
+    # with `sims` and kept as samples; the others get `fast_sims` (at most `sims`) simulations
+    # and are not kept
+    full_share: float = 1.0
+    fast_sims: int = 8
     c_puct: float = 1.5
     noise: float = 0.0  # Dirichlet noise mixed into the root's priors (agents/mcts.py)
     alpha: float = 0.3  # its concentration
@@ -93,6 +100,11 @@ class ExpertConfig:
                 raise ExpertConfigError(
                     f"{name}={v!r} is not allowed; use a number from {lo} to {hi}"
                 )
+        if self.full_share < 1.0 and self.fast_sims > self.sims:
+            raise ExpertConfigError(
+                f"fast_sims={self.fast_sims} is not allowed; use an integer from 1 to sims "
+                f"({self.sims}): a cheap search is no larger than a full one"
+            )
         self._check_counts()
         for name in ("run_dir", "init_policy"):
             if not isinstance(getattr(self, name), str) or not getattr(self, name):

@@ -5,8 +5,9 @@ Iteration k (1, 2, ...):
 1. Self-play: `games` games (player counts drawn from `num_players` / `player_weights`) in which
    every seat plays the search player (`agents.mcts`, `sims` simulations per decision) over the
    network of iteration k-1 (iteration 1 searches over `init_policy` itself, with its own
-   sidecar's reward settings). Every searched decision is a sample
-   (`training.expert.selfplay`), saved to `samples/iter_k.npz`.
+   sidecar's reward settings). Every fully searched decision is a sample
+   (`training.expert.selfplay`; with `full_share` < 1 the others get cheap searches of
+   `fast_sims` that are not kept), saved to `samples/iter_k.npz`.
 2. Update: the network learns the visit distributions and the final results of the last
    `buffer` iterations' samples (`training.expert.learn`), `epochs` passes.
 3. The network is saved as `checkpoints/iter_k` (`.npz` policy with its critic, `.pt` learner
@@ -227,22 +228,23 @@ def _init_worker(settings: dict[str, Any]) -> None:
     _WORKER["searcher"] = _searcher(settings)
 
 
-def _play_batch(games: list[tuple[int, int, int]]) -> list[Any]:
-    """In a worker: the games (players, seed, explore) with this process's searcher."""
-    return [play(_WORKER["searcher"], n, seed, explore) for n, seed, explore in games]
+def _play_batch(games: list[tuple]) -> list[Any]:
+    """In a worker: the games (players, seed, explore, full share, fast sims) with this
+    process's searcher."""
+    return [play(_WORKER["searcher"], *game) for game in games]
 
 
-def _lost(game: tuple[int, int, int], why: str):
+def _lost(game: tuple, why: str):
     raise ExpertError(f"self-play game (players {game[0]}, seed {game[1]}) failed: {why}")
 
 
-def _play_all(cfg: ExpertConfig, settings: dict[str, Any], games: list[tuple[int, int, int]]):
+def _play_all(cfg: ExpertConfig, settings: dict[str, Any], games: list[tuple]):
     """The records of `games` in their order. Each game reseeds the searcher from its own seed
     (`selfplay.play`), so its record does not depend on the process that played it: any number
     of workers gives the same samples."""
     if cfg.workers == 1 or len(games) < 2:
         searcher = _searcher(settings)
-        return [play(searcher, n, seed, explore) for n, seed, explore in games]
+        return [play(searcher, *game) for game in games]
     from agents.workers import surviving_map
 
     out: list[Any] = [None] * len(games)
@@ -265,17 +267,25 @@ def self_play(
     """Iteration `it`'s games as packed samples, and what they cost."""
     rng = random.Random(derive_seed(cfg.seed, "expert", it, "counts"))
     games = [
-        (draw_player_count(rng, cfg), training_seed(cfg.seed, "expert", it, g), cfg.explore)
+        (
+            draw_player_count(rng, cfg),
+            training_seed(cfg.seed, "expert", it, g),
+            cfg.explore,
+            cfg.full_share,
+            cfg.fast_sims,
+        )
         for g in range(cfg.games)
     ]
     t0 = time.perf_counter()
     records = _play_all(cfg, _searcher_settings(cfg, run, it), games)
     samples = [s for rec in records for s in rec.samples]
     sims = sum(rec.sims for rec in records)
+    fast = sum(rec.fast for rec in records)
     seconds = time.perf_counter() - t0
     data = pack(samples)
     return data, {
         "samples": len(samples),
+        "fast_searches": fast,
         "games_per_s": cfg.games / seconds,
         "sims_per_s": sims / seconds,
         "seconds": seconds,

@@ -13,6 +13,12 @@ Exploration: for a seat's first `explore` decisions of a game the move is drawn 
 probability proportional to the visits (temperature 1); later the most visited move is played,
 as the search player plays. Every draw comes from the game's own seeded generator, so a game is
 a function of (network, settings, seed).
+
+Playout-cap randomisation (KataGo's): with `full_share` below 1, each decision is a full search
+with that probability, else a cheap one of `fast_sims` simulations without root noise that
+only moves the game on. Only full searches become samples, so the targets come from searches
+of the full budget while a game costs less. The coin has a generator of its own, seeded from
+the game's seed: at `full_share` 1 nothing is drawn and every decision is a full search.
 """
 
 from __future__ import annotations
@@ -52,6 +58,7 @@ class GameRecord:
     ranks: list[int] = field(default_factory=list)
     decisions: int = 0  # every decision, forced ones included
     sims: int = 0
+    fast: int = 0  # cheap searches (playout-cap randomisation), not samples
 
 
 def _observe(state, seat: int) -> tuple[np.ndarray, np.ndarray]:
@@ -66,10 +73,23 @@ def _pick(legal: list[int], visits: list[int], explore: bool, rng: random.Random
     return legal[best]
 
 
-def play(searcher: Any, n: int, seed: int, explore: int = 8) -> GameRecord:
+_CAP_SALT = 0xCA9  # the full-or-cheap coin's generator, apart from the game's
+
+
+def play(
+    searcher: Any,
+    n: int,
+    seed: int,
+    explore: int = 8,
+    full_share: float = 1.0,
+    fast_sims: int = 1,
+) -> GameRecord:
     """One self-play game at `n` players from deal `seed`; `searcher` is an `MCTSAgent` whose
-    random stream is reseeded from `seed` (the game's search is reproducible)."""
+    random stream is reseeded from `seed` (the game's search is reproducible). With
+    `full_share` below 1, a decision is a full search with that probability and otherwise a
+    cheap one of `fast_sims` simulations that is played but not kept (module docstring)."""
     rng = random.Random(seed)
+    coin = random.Random(seed ^ _CAP_SALT)
     searcher.rng.seed(seed ^ 0x5EA5C4)
     pol = searcher.evaluator.policy
     state = new_game(GameConfig(num_players=n), seed)
@@ -83,6 +103,14 @@ def play(searcher: Any, n: int, seed: int, explore: int = 8) -> GameRecord:
             continue
         seat = state.cur
         view = player_view(state, seat)
+        if full_share < 1.0 and coin.random() >= full_share:
+            root = searcher.search(view, sims=fast_sims, noise=0.0)
+            rec.sims += searcher._sims_done
+            rec.fast += 1
+            visits = [root.edge_n.get(a, 0) for a in legal]
+            state.apply_action(_pick(legal, visits, seen[seat] < explore, rng))
+            seen[seat] += 1
+            continue
         root = searcher.search(view)
         rec.sims += searcher._sims_done
         visits = [root.edge_n.get(a, 0) for a in legal]
