@@ -10,7 +10,10 @@ rotated, the same deals for every table, `agents.evaluate.play_tables`):
 Each line gives the searcher's win rate with its Wilson 95% interval and the chance level
 (the searcher plays the policy it searches over, so chance is what no gain from search
 gives). Validation deals, because choosing a budget is screening; report figures on test
-deals (`--deals test`). `--json` prints one JSON object.
+deals (`--deals test`). `--json` prints one JSON object. `--out PATH` logs every game as it
+finishes (JSONL: a header with the settings, then one arena row per game, each with its
+`table` and deal), so two screens on the same deals can be paired game by game; an existing
+file is refused before any game is played.
 
     python benchmarks/search_curve.py --games 200 --sims 16,64,256,1024 --workers 2
 """
@@ -31,6 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.evaluate import EvalError, Table, play_tables  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402
+from agents.rowlog import RowLog  # noqa: E402
+from agents.safeio import DestinationError, check_destination  # noqa: E402
 from agents.stats import summarize  # noqa: E402
 from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 
@@ -66,6 +71,23 @@ def table_line(table: Table, rows: list[dict]) -> dict:
     }
 
 
+def log_header(args: argparse.Namespace, ts: list[Table]) -> dict:
+    """The first line of a `--out` log: what was played, on which deals."""
+    return {
+        "type": "header",
+        "kind": "search_curve",
+        "policy": args.policy,
+        "c_puct": args.c_puct,
+        "ptemp": args.ptemp,
+        "seed": args.seed,
+        "deals": args.deals,
+        "games_per_table": args.games,
+        "tables": [
+            {"name": t.name, "num_players": t.num_players, "entrants": list(t.entrants)} for t in ts
+        ],
+    }
+
+
 def int_list(text: str, what: str) -> list[int]:
     """The comma-separated integers of option `what` (ValueError naming it when there are none
     or one is not an integer)."""
@@ -90,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--deals", default="validation", choices=("validation", "test"))
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--out", default=None, help="log every game to this new JSONL file")
     args = ap.parse_args(argv)
     try:
         budgets = int_list(args.sims, "--sims")
@@ -104,13 +127,27 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games and --workers must be at least 1")
     ts = tables(args.policy, budgets, counts, args.c_puct, args.ptemp)
     t0 = time.perf_counter()
+    log = None
     try:
         for spec in dict.fromkeys(s for t in ts for s in t.entrants):
             make_agent(spec, 0)
-        rows = play_tables(ts, args.games, seed=args.seed, deals=args.deals, workers=args.workers)
-    except (PlayerSpecError, EvalError) as e:
+        if args.out is not None:
+            check_destination(args.out, "game log", hint="choose another --out")
+            log = RowLog(args.out, log_header(args, ts))
+        rows = play_tables(
+            ts,
+            args.games,
+            seed=args.seed,
+            deals=args.deals,
+            workers=args.workers,
+            on_game=None if log is None else log.write,
+        )
+    except (PlayerSpecError, EvalError, DestinationError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    finally:
+        if log is not None:
+            log.close()
     lines = [table_line(t, rows) for t in ts]
     if args.json:
         result = {

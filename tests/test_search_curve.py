@@ -1,0 +1,44 @@
+"""benchmarks/search_curve.py: one table per budget and count, and its per-game log."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lab_scripts import load_script
+
+pytest.importorskip("torch")
+
+REF = "agents/policies/reference.npz"
+
+
+@pytest.fixture(scope="module")
+def curve():
+    return load_script("benchmarks/search_curve.py")
+
+
+def test_the_log_holds_every_game_of_every_table(curve, tmp_path, capsys):
+    out = tmp_path / "curve.jsonl"
+    args = ["--sims", "1,2", "--players", "2", "--games", "2", "--out", str(out), "--json"]
+    assert curve.main(args) == 0
+    result = json.loads(capsys.readouterr().out)
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    header, rows = lines[0], lines[1:]
+    assert header["kind"] == "search_curve" and header["deals"] == "validation"
+    assert [t["name"] for t in header["tables"]] == ["sims1", "sims2"]
+    assert [r["table"] for r in rows] == ["sims1", "sims1", "sims2", "sims2"]
+    # the same deals at every budget: the tables are paired
+    assert [r["deal_seed"] for r in rows[:2]] == [r["deal_seed"] for r in rows[2:]]
+    for line in result["tables"]:
+        mine = [r for r in rows if r["table"] == f"sims{line['sims']}"]
+        wins = sum(1 for r in mine if r["winner_spec"].startswith("mcts:"))
+        assert line["games"] == len(mine) and line["wins"] == wins
+
+
+def test_an_existing_log_is_refused_before_any_game(curve, tmp_path, capsys, monkeypatch):
+    out = tmp_path / "curve.jsonl"
+    out.write_text("keep\n")
+    monkeypatch.setattr(curve, "play_tables", lambda *a, **k: pytest.fail("played"))
+    assert curve.main(["--sims", "1", "--players", "2", "--games", "2", "--out", str(out)]) == 2
+    assert "already exists" in capsys.readouterr().err
+    assert out.read_text() == "keep\n"
