@@ -1,0 +1,123 @@
+"""Two players compared on the same games of two logs: the paired difference of their win
+rates over deals (`agents.stats.paired_comparison`).
+
+Two evaluation logs played on one schedule (the same seed, deal set, player count and
+opponents; player A sits in log A where player B sits in log B) pair game by game: a game of
+one is matched with the game of the other that has the same deal and seat rotation. This is the
+honest head-to-head claim between two players that never met, for example the search over two
+critics, each alone against the same two references:
+
+    python benchmarks/paired_logs.py docs/results/games/mcts256_3p_ref_test.jsonl \\
+        docs/results/games/mcts256vf_3p_ref_test.jsonl --players 3
+
+`--players` and `--table` keep one table of each log (a log of several counts or panels;
+`--table-b` names log B's table where its name differs, as `vs_ppo:reference` and
+`vs_ppo:agents/policies/reference.npz` do);
+`--a` and `--b` default to the player each log seats alone (against n-1 copies). Prints the
+win rates over the paired games, the difference with its paired bootstrap 95% interval over
+deals and McNemar's exact test over the paired games; `--json` prints one JSON object. A log
+that cannot be read, or two logs with no game in common, is an error (exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from agents.arena import ArenaError, read_log  # noqa: E402
+from agents.stats import paired_comparison  # noqa: E402
+
+
+def kept(rows: list[dict], players: int | None, table: str | None) -> list[dict]:
+    """The games of one table: the rows of `players` players and of `table` (when given)."""
+    return [
+        r
+        for r in rows
+        if (players is None or r.get("num_players") == players)
+        and (table is None or r.get("table") == table)
+    ]
+
+
+def keyed(rows: list[dict]) -> list[dict]:
+    """The rows with `game` replaced by (deal seed, seat rotation), the key that pairs a game of
+    one log with its twin in the other whatever the games' numbers in their logs."""
+    return [{**r, "game": (r.get("deal_seed"), r.get("seating_index"))} for r in rows]
+
+
+def compare(rows_a: list[dict], rows_b: list[dict], a: str, b: str, seed: int = 0) -> dict:
+    """The paired comparison of `a` in `rows_a` with `b` in `rows_b`."""
+    return paired_comparison(keyed(rows_a), a, b, rows_b=keyed(rows_b), seed=seed)
+
+
+def _read(path: str, what: str) -> list[dict]:
+    try:
+        _, rows, _ = read_log(path)
+    except (OSError, ArenaError) as e:
+        raise ValueError(f"{what} {path}: cannot be read as a game log ({e})") from None
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("log_a", help="the log where player A plays")
+    ap.add_argument("log_b", help="the log where player B plays, on the same schedule")
+    ap.add_argument("--a", default=None, help="player A's spec (default: the one seated alone)")
+    ap.add_argument("--b", default=None, help="player B's spec (default: the one seated alone)")
+    ap.add_argument("--players", type=int, default=None, help="keep the games of this count")
+    ap.add_argument("--table", default=None, help="keep the games of this table, e.g. vs_sprinter")
+    ap.add_argument(
+        "--table-b", default=None, help="log B's name of that table, where it differs (--table)"
+    )
+    ap.add_argument("--seed", type=int, default=0, help="seed of the bootstrap")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    try:
+        rows_a = kept(_read(args.log_a, "log A"), args.players, args.table)
+        rows_b = kept(_read(args.log_b, "log B"), args.players, args.table_b or args.table)
+        for rows, path in ((rows_a, args.log_a), (rows_b, args.log_b)):
+            if not rows:
+                raise ValueError(f"{path} holds no game of the table asked for")
+        a = args.a or _first_entrant(rows_a)
+        b = args.b or _first_entrant(rows_b)
+        result = compare(rows_a, rows_b, a, b, seed=args.seed)
+        if not result["games"]:
+            raise ValueError(
+                f"no game is in both logs with {a!r} in log A and {b!r} in log B: "
+                "are they the same schedule (seed, deals, count, opponents)?"
+            )
+    except ValueError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    result.update(
+        log_a=args.log_a,
+        log_b=args.log_b,
+        players=args.players,
+        table=args.table,
+        table_b=args.table_b or args.table,
+    )
+    if args.json:
+        print(json.dumps(result))
+        return 0
+    rates = f"A {100 * result['a_value']:.1f}%, B {100 * result['b_value']:.1f}%"
+    print(f"{result['games']} paired games over {result['deals']} deals: {rates}")
+    print(result["verdict"])
+    return 0
+
+
+def _first_entrant(rows: list[dict]) -> str:
+    """The entrant of the table: the spec every kept game seats exactly once."""
+    counts: dict[str, int] = {}
+    for s in rows[0]["seating"]:
+        counts[s] = counts.get(s, 0) + 1
+    once = [s for s, k in counts.items() if k == 1]
+    if len(once) != 1:
+        raise ValueError("cannot tell the player of the table: give --a and --b")
+    return once[0]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
