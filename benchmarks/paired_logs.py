@@ -15,8 +15,9 @@ critics, each alone against the same two references:
 `vs_ppo:agents/policies/reference.npz` do);
 `--a` and `--b` default to the player each log seats alone (against n-1 copies). Prints the
 win rates over the paired games, the difference with its paired bootstrap 95% interval over
-deals and McNemar's exact test over the paired games; `--json` prints one JSON object. A log
-that cannot be read, or two logs with no game in common, is an error (exit code 2).
+deals and McNemar's exact test over the paired games; `--json` prints one JSON object (with
+the deal set and seed of the logs' headers). A log that cannot be read, two logs of different
+deal sets, or two logs with no game in common, is an error (exit code 2).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.arena import ArenaError, read_log  # noqa: E402
+from agents.registry import display_name  # noqa: E402
 from agents.stats import paired_comparison  # noqa: E402
 
 
@@ -53,12 +55,21 @@ def compare(rows_a: list[dict], rows_b: list[dict], a: str, b: str, seed: int = 
     return paired_comparison(keyed(rows_a), a, b, rows_b=keyed(rows_b), seed=seed)
 
 
-def _read(path: str, what: str) -> list[dict]:
+def _read(path: str, what: str) -> tuple[dict, list[dict]]:
     try:
-        _, rows, _ = read_log(path)
+        header, rows, _ = read_log(path)
     except (OSError, ArenaError) as e:
         raise ValueError(f"{what} {path}: cannot be read as a game log ({e})") from None
-    return rows
+    return header or {}, rows
+
+
+def deal_set(header_a: dict, header_b: dict) -> dict:
+    """The deal set and seed both logs' headers name (an error when they differ)."""
+    a = {"deals": header_a.get("deals"), "seed": header_a.get("seed")}
+    b = {"deals": header_b.get("deals"), "seed": header_b.get("seed")}
+    if a != b:
+        raise ValueError(f"the logs were played on different deals: {a} and {b}")
+    return a
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -76,8 +87,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     try:
-        rows_a = kept(_read(args.log_a, "log A"), args.players, args.table)
-        rows_b = kept(_read(args.log_b, "log B"), args.players, args.table_b or args.table)
+        header_a, rows_a = _read(args.log_a, "log A")
+        header_b, rows_b = _read(args.log_b, "log B")
+        header = deal_set(header_a, header_b)
+        rows_a = kept(rows_a, args.players, args.table)
+        rows_b = kept(rows_b, args.players, args.table_b or args.table)
         for rows, path in ((rows_a, args.log_a), (rows_b, args.log_b)):
             if not rows:
                 raise ValueError(f"{path} holds no game of the table asked for")
@@ -93,6 +107,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: {e}", file=sys.stderr)
         return 2
     result.update(
+        a_name=display_name(a),
+        b_name=display_name(b),
+        header=header,
         log_a=args.log_a,
         log_b=args.log_b,
         players=args.players,

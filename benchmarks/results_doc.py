@@ -121,6 +121,16 @@ def strength_tables(doc: dict) -> str:
     )
 
 
+def paired_difference(pair: dict) -> str:
+    """A paired comparison's difference with its interval, and McNemar's p where there is one."""
+    text = (
+        f"{100 * pair['diff']:+.1f} points [{100 * pair['ci_lo']:+.1f}, {100 * pair['ci_hi']:+.1f}]"
+    )
+    if pair.get("mcnemar"):
+        text += f", McNemar p = {pair['mcnemar']['p']:.2g}"
+    return text
+
+
 def head_to_head(docs: list[tuple[str, dict]]) -> str:
     """`lastwill arena -f json` results of one entrant against another, at 2 and 4 players."""
     lines = [
@@ -138,12 +148,7 @@ def head_to_head(docs: list[tuple[str, dict]]) -> str:
         a, b = names[pair["a"]], names[pair["b"]]
         seats = "" if n == 2 else " (2 seats each)"
         per = "" if n == 2 else " per seat"
-        diff = (
-            f"{100 * pair['diff']:+.1f} points [{100 * pair['ci_lo']:+.1f}, "
-            f"{100 * pair['ci_hi']:+.1f}]"
-        )
-        if pair.get("mcnemar"):
-            diff += f", McNemar p = {pair['mcnemar']['p']:.2g}"
+        diff = paired_difference(pair)
         better = names[pair["better"]]["name"] if pair["better"] else None
         verdict = f"{better} better" if better else "no clear difference"
         lines.append(
@@ -158,6 +163,35 @@ def head_to_head(docs: list[tuple[str, dict]]) -> str:
         + "\n"
         + deal_line(header["deals"], header["seed"])
         + f"Games per table: {', '.join(map(str, games))}.\n\n"
+        + "\n".join(lines)
+        + "\n"
+    )
+
+
+def paired_logs(docs: list[tuple[str, dict]]) -> str:
+    """`benchmarks/paired_logs.py --json` results: two players that never met, on the same games
+    of two logs."""
+    lines = [
+        "| players | player A | player B | A's win rate | B's | paired difference A - B "
+        "(95% CI) | verdict |",
+        "|---|---|---|---:|---:|---|---|",
+    ]
+    for _, doc in docs:
+        out = doc["output"]
+        a, b = out["a_name"], out["b_name"]
+        diff = paired_difference(out)
+        better = {out["a"]: a, out["b"]: b}.get(out["better"])
+        lines.append(
+            f"| {out['players']} | `{a}` | `{b}` | {pct(out['a_value'])} | {pct(out['b_value'])} | "
+            f"{diff} | {f'{better} better' if better else 'no clear difference'} |"
+        )
+    header = docs[0][1]["output"]["header"]
+    games = sorted({d["output"]["games"] for _, d in docs})
+    return (
+        command_block(*(d["command"] for _, d in docs))
+        + "\n"
+        + deal_line(header["deals"], header["seed"])
+        + f"Paired games per line: {', '.join(map(str, games))}.\n\n"
         + "\n".join(lines)
         + "\n"
     )
@@ -334,6 +368,8 @@ def render() -> str:
                 + "\n"
                 + "\n".join(f"### {stem}\n\n{figures(d)}" for stem, d in docs)
                 if name == "speed_"
+                else paired_logs(docs)
+                if name == "paired_"
                 else head_to_head(docs)
             )
         else:

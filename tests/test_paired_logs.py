@@ -25,8 +25,9 @@ def _row(game: int, deal: int, rot: int, me: str, won: bool, table: str = "vs_x"
     }
 
 
-def _log(path, rows: list[dict]) -> str:
-    path.write_text("\n".join(json.dumps(r) for r in [{"type": "header"}, *rows]) + "\n")
+def _log(path, rows: list[dict], deals: str = "test") -> str:
+    header = {"type": "header", "deals": deals, "seed": 2026}
+    path.write_text("\n".join(json.dumps(r) for r in [header, *rows]) + "\n")
     return str(path)
 
 
@@ -43,6 +44,7 @@ def test_games_pair_by_deal_and_rotation_whatever_their_numbers(tmp_path, capsys
     assert out["a_value"] == 0.5 and out["b_value"] == 0.0 and out["diff"] == 0.5
     assert out["mcnemar"]["a_only"] == 20 and out["mcnemar"]["b_only"] == 0
     assert out["better"] == "A" and out["ci_lo"] > 0
+    assert out["header"] == {"deals": "test", "seed": 2026}
 
 
 def test_logs_without_a_common_game_are_an_error(tmp_path, capsys):
@@ -54,6 +56,9 @@ def test_logs_without_a_common_game_are_an_error(tmp_path, capsys):
     assert "cannot be read as a game log" in capsys.readouterr().err
     assert paired.main([la, lb, "--table", "vs_nothing"]) == 2
     assert "holds no game of the table" in capsys.readouterr().err
+    lv = _log(tmp_path / "v.jsonl", [_row(0, 0, 0, "B", True)], deals="validation")
+    assert paired.main([la, lv]) == 2
+    assert "played on different deals" in capsys.readouterr().err
 
 
 def test_log_b_may_name_its_table_otherwise(tmp_path, capsys):

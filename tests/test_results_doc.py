@@ -129,3 +129,28 @@ def test_an_eval_summary_renders_as_a_strength_table():
     }
     text = mod.strength_tables(doc)
     assert "| 2 | sprinter | 60.0% | [57.0%, 63.0%] | yes |  |  |  | 50% |" in text
+
+
+def test_a_paired_logs_result_renders_its_difference_and_verdict():
+    mod = _results_doc()
+    out = {
+        "a": "mcts:policy=x@old",
+        "b": "mcts:policy=y@new",
+        "a_name": "old",
+        "b_name": "new",
+        "players": 3,
+        "games": 1002,
+        "a_value": 0.352,
+        "b_value": 0.42,
+        "diff": -0.068,
+        "ci_lo": -0.11,
+        "ci_hi": -0.02,
+        "better": "mcts:policy=y@new",
+        "mcnemar": {"a_only": 80, "b_only": 148, "p": 0.00001},
+        "header": {"deals": "test", "seed": 2026},
+    }
+    doc = {"command": "python benchmarks/paired_logs.py a b --players 3 --json", "output": out}
+    text = mod.paired_logs([("paired_x", doc)])
+    assert "| 3 | `old` | `new` | 35.2% | 42.0% | -6.8 points [-11.0, -2.0], McNemar" in text
+    assert "| new better |" in text and "Deals: test deals of seed 2026." in text
+    assert _deal_sets(doc) == {TEST}
