@@ -324,6 +324,23 @@ SECTIONS = (
         "target is a Wilson lower bound at least 5 points above 1/n.",
     ),
     (
+        "The search with a critic of the result against the references",
+        "mcts256vf_ref",
+        "`mcts` at 256 simulations over `ref_vf1` (the reference's actor with a critic fitted to "
+        "the game's result by `lastwill value-fit`, docs/MODELS.md) alone against n-1 copies of "
+        "the reference (`lastwill eval`, one direction only: the reverse columns stay empty). "
+        "The 3-5 player target is a Wilson lower bound at least 5 points above 1/n.",
+    ),
+    (
+        "The two searches on the same games",
+        "paired_",
+        "The search over `ref_vf1` and the search over the reference's own critic never met: "
+        "each played alone against the same references on the same test games (the same deal, "
+        "seat rotation and opponents' seeds), so `benchmarks/paired_logs.py` pairs them game by "
+        "game. The interval is a paired bootstrap over deals; McNemar's exact test is over the "
+        "paired games.",
+    ),
+    (
         "The search against the sprinter",
         "mcts256_sprinter",
         "`mcts` at 256 simulations over the reference alone against n-1 copies of the sprinter "
