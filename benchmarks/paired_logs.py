@@ -7,8 +7,9 @@ one is matched with the game of the other that has the same deal and seat rotati
 honest head-to-head claim between two players that never met, for example the search over two
 critics, each alone against the same two references:
 
-    python benchmarks/paired_logs.py docs/results/games/mcts256_3p_ref_test.jsonl \\
-        docs/results/games/mcts256vf_3p_ref_test.jsonl --players 3
+    python benchmarks/paired_logs.py docs/results/games/mcts256vf_3p_ref_test.jsonl \\
+        docs/results/games/mcts256_3p_ref_test.jsonl --players 3 --table vs_ppo:reference \\
+        --table-b vs_ppo:agents/policies/reference.npz
 
 `--players` and `--table` keep one table of each log (a log of several counts or panels;
 `--table-b` names log B's table where its name differs, as `vs_ppo:reference` and
@@ -30,6 +31,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.arena import ArenaError, read_log  # noqa: E402
+from agents.gamelog import GameLogError, check_row  # noqa: E402
 from agents.registry import display_name  # noqa: E402
 from agents.stats import paired_comparison  # noqa: E402
 
@@ -56,9 +58,18 @@ def compare(rows_a: list[dict], rows_b: list[dict], a: str, b: str, seed: int = 
 
 
 def _read(path: str, what: str) -> tuple[dict, list[dict]]:
+    """The header and game rows of a log, each row checked as a game record (a clear error
+    naming the line otherwise: the rows are data from a file, and nothing unchecked is used)."""
     try:
         header, rows, _ = read_log(path)
-    except (OSError, ArenaError) as e:
+        for i, row in enumerate(rows):
+            where = f"{path}: game row {i + 1}"
+            check_row(row, where, i)
+            if row.get("error") is None and type(row.get("winner")) is not int:
+                raise GameLogError(f"{where}: 'winner' must be a seat index")
+            if type(row.get("seating_index")) is not int:
+                raise GameLogError(f"{where}: 'seating_index' must be an integer")
+    except (OSError, ArenaError, GameLogError) as e:
         raise ValueError(f"{what} {path}: cannot be read as a game log ({e})") from None
     return header or {}, rows
 

@@ -18,6 +18,8 @@ def _row(game: int, deal: int, rot: int, me: str, won: bool, table: str = "vs_x"
         "seating_index": rot,
         "seating": seating,
         "num_players": 3,
+        "config": {"num_players": 3, "starting_money": 70, "board_spaces": 5},
+        "actions": [],
         "table": table,
         "winner": 0 if won else 1,
         "ranks": [1, 2, 3] if won else [2, 1, 3],
@@ -69,3 +71,15 @@ def test_log_b_may_name_its_table_otherwise(tmp_path, capsys):
     assert paired.main(args) == 0
     out = json.loads(capsys.readouterr().out)
     assert out["games"] == 12 and out["b_value"] == 0.5 and out["table_b"] == "vs_ppo:short"
+
+
+def test_a_row_that_is_not_a_game_is_a_clear_error(tmp_path, capsys):
+    la = _log(tmp_path / "a.jsonl", [_row(0, 0, 0, "A", True)])
+    bad = _row(0, 0, 0, "B", True)
+    del bad["winner"]
+    lb = _log(tmp_path / "b.jsonl", [bad])
+    assert paired.main([la, lb]) == 2
+    assert "game row 1: 'winner' must be a seat index" in capsys.readouterr().err
+    lb = _log(tmp_path / "c.jsonl", [{**_row(0, 0, 0, "B", True), "seating": "B"}])
+    assert paired.main([la, lb]) == 2
+    assert "'seating' must list player specs" in capsys.readouterr().err
