@@ -60,6 +60,13 @@ def load(name: str) -> dict | None:
     return json.loads(path.read_text())
 
 
+def load_parts(name: str) -> list[dict]:
+    """The result `name` and its parts `name_*` (one command per player count, say), in the
+    order of their names: one section renders them as one table."""
+    paths = [RESULTS / f"{name}.json", *sorted(RESULTS.glob(f"{name}_*.json"))]
+    return [json.loads(p.read_text()) for p in paths if p.exists()]
+
+
 def command_seed(command: str) -> str:
     """The ``--seed`` a command line names (the ladder's lines do not repeat it)."""
     words = command.split()
@@ -77,10 +84,15 @@ def deal_line(deals: str, seed: int) -> str:
     return f"Deals: {deals} deals of seed {seed}.\n"
 
 
-def _clears(x: dict) -> bool:
+def _clears(x: dict, margin: float = 0.0) -> bool:
     """Whether a table's interval clears chance in its wanted direction (above for the player
     alone, `vs_<bot>`; below for the bot alone): `reference_tables.py` says so itself,
-    `lastwill eval -f json` does not."""
+    `lastwill eval -f json` does not. With a `margin` (a target such as "a lower bound 5
+    points above 1/n"), the player alone must reach chance + margin."""
+    if margin:
+        if not x["table"].startswith("vs_"):
+            raise ValueError(f"a margin over chance is for the player alone, not {x['table']}")
+        return x["ci_lo"] >= x["chance"] + margin
     if "clears_chance" in x:
         return bool(x["clears_chance"])
     if x["table"].startswith("vs_"):
@@ -88,18 +100,36 @@ def _clears(x: dict) -> bool:
     return x["ci_hi"] < x["chance"]
 
 
-def strength_tables(doc: dict) -> str:
-    """A `benchmarks/reference_tables.py` result (both directions at each count), or a
-    `lastwill eval -f json` summary (the player alone against each panel bot)."""
-    out = doc["output"]
-    by = {(x["num_players"], x["table"]): x for x in out["tables"]}
-    bots = list(dict.fromkeys(x["table"][3:] for x in out["tables"] if x["table"][:3] == "vs_"))
+def _one_deal_set(docs: tuple[dict, ...]) -> tuple[str, int]:
+    """The deal set and seed that every part of one table shares (an error if they differ: a
+    table on two deal sets would not be paired with the page's other tables)."""
+    sets = {(d["output"]["deals"], d["output"]["seed"]) for d in docs}
+    if len(sets) != 1:
+        raise ValueError(f"the parts of one table are on different deals: {sorted(sets)}")
+    return sets.pop()
+
+
+def strength_tables(*docs: dict, margin: float = 0.0) -> str:
+    """`benchmarks/reference_tables.py` results (both directions at each count), or `lastwill
+    eval -f json` summaries (the player alone against each panel bot): one table over all the
+    parts given, each count once. With a `margin`, the player alone is checked against chance
+    + margin (the issue's target) instead of chance."""
+    deals, seed = _one_deal_set(docs)
+    tables = [x for d in docs for x in d["output"]["tables"]]
+    by: dict[tuple[int, str], dict] = {}
+    for x in tables:
+        key = (x["num_players"], x["table"])
+        if key in by:
+            raise ValueError(f"table {key[1]} at {key[0]} players is in two parts")
+        by[key] = x
+    bots = list(dict.fromkeys(x["table"][3:] for x in tables if x["table"][:3] == "vs_"))
+    target = f"clears 1/n + {100 * margin:g} pts" if margin else "clears 1/n"
     lines = [
-        "| players | bot | policy alone vs n-1 bots | Wilson 95% | clears 1/n | bot alone vs "
+        f"| players | bot | policy alone vs n-1 bots | Wilson 95% | {target} | bot alone vs "
         "n-1 policies | Wilson 95% | under 1/n | chance |",
         "|---|---|---:|---|---|---:|---|---|---:|",
     ]
-    for n in sorted({x["num_players"] for x in out["tables"]}):
+    for n in sorted({x["num_players"] for x in tables}):
         for bot in bots:
             alone, rev = by.get((n, f"vs_{bot}")), by.get((n, f"{bot}_vs"))
             cells = []
@@ -107,14 +137,14 @@ def strength_tables(doc: dict) -> str:
                 if x is None:
                     cells += ["", "", ""]
                     continue
-                ok = "yes" if _clears(x) else "**no**"
+                ok = "yes" if _clears(x, margin if x is alone else 0.0) else "**no**"
                 cells += [pct(x["win_rate"]), interval(x["ci_lo"], x["ci_hi"]), ok]
             lines.append(f"| {n} | {bot} | " + " | ".join(cells) + f" | {100 / n:.0f}% |")
-    games = sorted({x["games"] for x in out["tables"]})
+    games = sorted({x["games"] for x in tables})
     return (
-        command_block(doc["command"])
+        command_block(*(d["command"] for d in docs))
         + "\n"
-        + deal_line(out["deals"], out["seed"])
+        + deal_line(deals, seed)
         + f"Games per table: {', '.join(map(str, games))}.\n\n"
         + "\n".join(lines)
         + "\n"
@@ -287,6 +317,10 @@ def speed_summary(docs: dict[str, dict]) -> str:
     return "\n".join(lines) + "\n"
 
 
+# sections whose player-alone column checks a target above chance (issue 25's "a Wilson lower
+# bound at least 5 points above 1/n") rather than chance itself
+MARGINS = {"mcts256_ref": 0.05, "mcts256vf_ref": 0.05}
+
 SECTIONS = (
     (
         "The reference against the racer",
@@ -321,7 +355,8 @@ SECTIONS = (
         "mcts256_ref",
         "`mcts` at 256 simulations over the reference alone against n-1 copies of the reference "
         "(`lastwill eval`, one direction only: the reverse columns stay empty). The 3-5 player "
-        "target is a Wilson lower bound at least 5 points above 1/n.",
+        "target is a Wilson lower bound at least 5 points above 1/n, which the fifth column "
+        "checks.",
     ),
     (
         "The search with a critic of the result against the references",
@@ -329,7 +364,8 @@ SECTIONS = (
         "`mcts` at 256 simulations over `ref_vf1` (the reference's actor with a critic fitted to "
         "the game's result by `lastwill value-fit`, docs/MODELS.md) alone against n-1 copies of "
         "the reference (`lastwill eval`, one direction only: the reverse columns stay empty). "
-        "The 3-5 player target is a Wilson lower bound at least 5 points above 1/n.",
+        "The 3-5 player target is a Wilson lower bound at least 5 points above 1/n, which the "
+        "fifth column checks; each count is its own command and log.",
     ),
     (
         "The two searches on the same games",
@@ -389,11 +425,16 @@ def render() -> str:
                 if name == "paired_"
                 else head_to_head(docs)
             )
-        else:
+        elif name.startswith("ladder"):
             doc = load(name)
             if doc is None:
                 continue
-            body = ladder(doc) if name.startswith("ladder") else strength_tables(doc)
+            body = ladder(doc)
+        else:
+            parts_of = load_parts(name)
+            if not parts_of:
+                continue
+            body = strength_tables(*parts_of, margin=MARGINS.get(name, 0.0))
         parts.append(f"## {title}\n\n{prose}\n\n{body}")
     return "\n".join(parts)
 

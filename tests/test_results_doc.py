@@ -157,3 +157,57 @@ def test_a_paired_logs_result_renders_its_difference_and_verdict():
     assert "| 3 | `old` | `new` | 35.2% | 42.0% | -6.8 points [-11.0, -2.0], McNemar" in text
     assert "| new better |" in text and "Deals: test deals of seed 2026." in text
     assert _deal_sets(doc) == {TEST}
+
+
+def _alone(n: int, lo: float, rate: float = 0.4) -> dict:
+    return {
+        "num_players": n,
+        "table": "vs_ppo:reference",
+        "games": 1000,
+        "wins": int(1000 * rate),
+        "win_rate": rate,
+        "ci_lo": lo,
+        "ci_hi": rate + 0.03,
+        "chance": 1 / n,
+        "errors": 0,
+    }
+
+
+def _eval_doc(n: int, lo: float, seed: int = 2026) -> dict:
+    command = f"lastwill eval X --panel ppo:reference -n {n} -g 1000 -s {seed} --no-mixed -f json"
+    return {
+        "command": command,
+        "output": {"seed": seed, "deals": "test", "tables": [_alone(n, lo)]},
+    }
+
+
+def test_one_table_from_several_parts_checks_the_target_margin():
+    """A count per command: the parts render as one table under all their commands, and with a
+    margin the player alone clears chance + margin, not chance alone."""
+    mod = _results_doc()
+    text = mod.strength_tables(_eval_doc(3, 0.397), _eval_doc(4, 0.27), margin=0.05)
+    assert "-n 3 -g" in text and "-n 4 -g" in text
+    assert "| clears 1/n + 5 pts |" in text
+    assert "| 3 | ppo:reference | 40.0% | [39.7%, 43.0%] | yes |" in text
+    # 27% clears chance (25%) but not chance + 5 points
+    assert "| 4 | ppo:reference | 40.0% | [27.0%, 43.0%] | **no** |" in text
+    assert mod._clears(_alone(4, 0.27)) is True
+    assert mod._clears(_alone(4, 0.30), 0.05) is True  # exactly on the target
+
+
+def test_parts_on_other_deals_or_repeating_a_count_are_refused():
+    mod = _results_doc()
+    with pytest.raises(ValueError, match="different deals"):
+        mod.strength_tables(_eval_doc(3, 0.4), _eval_doc(4, 0.3, seed=7))
+    with pytest.raises(ValueError, match="in two parts"):
+        mod.strength_tables(_eval_doc(3, 0.4), _eval_doc(3, 0.41))
+
+
+def test_a_section_reads_its_result_and_its_parts(tmp_path, monkeypatch):
+    mod = _results_doc()
+    monkeypatch.setattr(mod, "RESULTS", tmp_path)
+    (tmp_path / "x_ref.json").write_text(json.dumps(_eval_doc(3, 0.4)))
+    (tmp_path / "x_ref_4p.json").write_text(json.dumps(_eval_doc(4, 0.3)))
+    (tmp_path / "x_refine.json").write_text(json.dumps(_eval_doc(5, 0.3)))  # another result
+    parts = mod.load_parts("x_ref")
+    assert [d["output"]["tables"][0]["num_players"] for d in parts] == [3, 4]
