@@ -308,6 +308,48 @@ def play_tables(
     return rows
 
 
+def log_header(kind: str, tables: Sequence[Table], **fields: Any) -> dict[str, Any]:
+    """The first line of a game log that a script writes with :func:`play_logged`: what made
+    it (``kind`` and ``fields``: the policy, the seed, the deal set...) and its tables."""
+    return {
+        "type": "header",
+        "kind": kind,
+        **fields,
+        "tables": [
+            {"name": t.name, "num_players": t.num_players, "entrants": list(t.entrants)}
+            for t in tables
+        ],
+    }
+
+
+def play_logged(
+    tables: Sequence[Table],
+    games: int,
+    out: str | os.PathLike | None,
+    header: dict[str, Any],
+    *,
+    on_note: Callable[[str], None] | None = None,
+    **play: Any,
+) -> list[dict[str, Any]]:
+    """:func:`play_tables` (``play`` its options), each game also written to a new game log at
+    ``out`` as it ends, ``header`` first (:class:`agents.rowlog.RowLog`; ``on_note`` is told
+    when the log moves to a fallback file). The destination is checked before any game: an
+    existing file or a directory is refused (`EvalError`). No log when ``out`` is None."""
+    if out is None:
+        return play_tables(tables, games, **play)
+    if "on_game" in play:
+        raise TypeError("play_logged writes each game itself; it takes no on_game")
+    try:
+        check_destination(out, "game log", hint="choose another --out")
+        log = RowLog(out, header, on_note=on_note)
+    except DestinationError as e:
+        raise EvalError(str(e)) from None
+    try:
+        return play_tables(tables, games, on_game=log.write, **play)
+    finally:
+        log.close()
+
+
 def evaluate(
     spec: str,
     *,

@@ -9,7 +9,9 @@ At each player count n and for each bot of the panel, two tables on the arena's 
 
 Each line gives the first entrant's wins, win rate, Wilson 95% interval and chance, and whether
 the interval clears chance in the wanted direction. `--json` prints one JSON object; `--markdown`
-the table of docs/RESULTS.md. The games go to `--out` as JSONL (a new file). The tables are
+the table of docs/RESULTS.md. The games go to `--out` as JSONL, a new file: a header with the
+settings and the tables, then one arena row per game as it finishes, each with its `table` (so
+two logs on the same deals can be paired, `benchmarks/paired_logs.py`). The tables are
 reported figures, so they play test deals (`agents.deals`), never the validation deals that
 training and screening chose on; `--deals validation` is there for screening only.
 
@@ -32,9 +34,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.evaluate import PANEL, Table, play_tables  # noqa: E402
+from agents.evaluate import PANEL, EvalError, Table, log_header, play_logged  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402
-from agents.safeio import DestinationError, check_destination  # noqa: E402
 from agents.stats import summarize  # noqa: E402
 from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 
@@ -152,29 +153,31 @@ def main() -> int:
             file=sys.stderr,
         )
         return 2
-    log = None
-    if args.out:
-        try:
-            check_destination(Path(args.out), "game log", hint="choose another --out")
-        except DestinationError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 2
-        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
-        log = open(args.out, "x")  # noqa: SIM115 - closed below, written game by game
     ts = tables(args.policy, panel, counts, not args.no_reverse)
+    header = log_header(
+        "reference_tables",
+        ts,
+        policy=args.policy,
+        panel=panel,
+        seed=args.seed,
+        deals=args.deals,
+        games_per_table=args.games,
+    )
     t0 = time.perf_counter()
     try:
-        rows = play_tables(
+        rows = play_logged(
             ts,
             args.games,
+            args.out,
+            header,
+            on_note=lambda text: print(text, file=sys.stderr),
             seed=args.seed,
             deals=args.deals,
             workers=args.workers,
-            on_game=(lambda r: log.write(json.dumps(r) + "\n")) if log else None,
         )
-    finally:
-        if log:
-            log.close()
+    except EvalError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     lines = [table_line(t, rows) for t in ts]
     result = {
         "policy": args.policy,

@@ -32,10 +32,8 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from agents.evaluate import EvalError, Table, play_tables  # noqa: E402
+from agents.evaluate import EvalError, Table, log_header, play_logged  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402
-from agents.rowlog import RowLog  # noqa: E402
-from agents.safeio import DestinationError, check_destination  # noqa: E402
 from agents.stats import summarize  # noqa: E402
 from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
 
@@ -71,21 +69,18 @@ def table_line(table: Table, rows: list[dict]) -> dict:
     }
 
 
-def log_header(args: argparse.Namespace, ts: list[Table]) -> dict:
+def header(args: argparse.Namespace, ts: list[Table]) -> dict:
     """The first line of a `--out` log: what was played, on which deals."""
-    return {
-        "type": "header",
-        "kind": "search_curve",
-        "policy": args.policy,
-        "c_puct": args.c_puct,
-        "ptemp": args.ptemp,
-        "seed": args.seed,
-        "deals": args.deals,
-        "games_per_table": args.games,
-        "tables": [
-            {"name": t.name, "num_players": t.num_players, "entrants": list(t.entrants)} for t in ts
-        ],
-    }
+    return log_header(
+        "search_curve",
+        ts,
+        policy=args.policy,
+        c_puct=args.c_puct,
+        ptemp=args.ptemp,
+        seed=args.seed,
+        deals=args.deals,
+        games_per_table=args.games,
+    )
 
 
 def int_list(text: str, what: str) -> list[int]:
@@ -127,27 +122,22 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games and --workers must be at least 1")
     ts = tables(args.policy, budgets, counts, args.c_puct, args.ptemp)
     t0 = time.perf_counter()
-    log = None
     try:
         for spec in dict.fromkeys(s for t in ts for s in t.entrants):
             make_agent(spec, 0)
-        if args.out is not None:
-            check_destination(args.out, "game log", hint="choose another --out")
-            log = RowLog(args.out, log_header(args, ts))
-        rows = play_tables(
+        rows = play_logged(
             ts,
             args.games,
+            args.out,
+            header(args, ts),
+            on_note=lambda text: print(text, file=sys.stderr),
             seed=args.seed,
             deals=args.deals,
             workers=args.workers,
-            on_game=None if log is None else log.write,
         )
-    except (PlayerSpecError, EvalError, DestinationError) as e:
+    except (PlayerSpecError, EvalError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
-    finally:
-        if log is not None:
-            log.close()
     lines = [table_line(t, rows) for t in ts]
     if args.json:
         result = {

@@ -181,3 +181,23 @@ def test_eval_cli_refuses_an_existing_log(tmp_path):
     res = _eval("greedy@me", "--panel", "random", "-n", "2", "-g", "1", "-o", str(out))
     assert res.exit_code == 2 and "already exists" in res.output
     assert out.read_text() == "keep me\n"
+
+
+def test_play_logged_writes_the_header_then_every_game(tmp_path):
+    tables = [ev.Table("vs_random", 2, ("greedy@me", "random"))]
+    header = ev.log_header("demo", tables, seed=3, deals="validation")
+    assert header["type"] == "header" and header["kind"] == "demo" and header["seed"] == 3
+    assert header["tables"] == [
+        {"name": "vs_random", "num_players": 2, "entrants": ["greedy@me", "random"]}
+    ]
+    out = tmp_path / "sub" / "games.jsonl"
+    rows = ev.play_logged(tables, 2, out, header, seed=3, deals="validation")
+    lines = [json.loads(x) for x in out.read_text().splitlines()]
+    assert lines[0] == header and lines[1:] == rows and len(rows) == 2
+    # the same games without a log; an existing log is refused before any game
+    assert ev.play_logged(tables, 2, None, header, seed=3, deals="validation") == rows
+    with pytest.raises(ev.EvalError, match="already exists"):
+        ev.play_logged(tables, 2, out, header, seed=3, deals="validation")
+    with pytest.raises(ev.EvalError, match="directory"):
+        ev.play_logged(tables, 2, tmp_path, header, seed=3, deals="validation")
+    assert len(out.read_text().splitlines()) == 3

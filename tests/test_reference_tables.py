@@ -34,8 +34,14 @@ def test_direct_and_reverse_tables(tmp_path: Path) -> None:
         assert x["games"] == 6 and x["errors"] == 0 and x["wins"] <= x["games"]
         assert x["ci_lo"] - 1e-9 <= x["win_rate"] <= x["ci_hi"] + 1e-9
     # the direct line counts the policy's wins, the reverse line the bot's
-    rows = [json.loads(line) for line in log.read_text().splitlines()]
-    assert len(rows) == 24
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    header, rows = lines[0], lines[1:]
+    assert header["type"] == "header" and header["kind"] == "reference_tables"
+    assert (header["seed"], header["deals"], header["panel"]) == (2026, "test", ["random"])
+    assert [(t["name"], t["num_players"]) for t in header["tables"]] == [
+        ("vs_random", 2), ("random_vs", 2), ("vs_random", 3), ("random_vs", 3)
+    ]  # fmt: skip
+    assert len(rows) == 24 and all(r["table"] in ("vs_random", "random_vs") for r in rows)
     bot_wins = sum(
         r["winner_spec"] == "random"
         for r in rows
@@ -46,7 +52,7 @@ def test_direct_and_reverse_tables(tmp_path: Path) -> None:
     again = _run("--policy", "greedy@me", "--panel", "random", "--players", "2",
                  "--games", "2", "--out", str(log))  # fmt: skip
     assert again.returncode == 2 and str(log) in again.stderr
-    assert len(log.read_text().splitlines()) == 24
+    assert len(log.read_text().splitlines()) == 25
 
 
 def test_bad_input_is_refused() -> None:

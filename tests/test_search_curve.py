@@ -7,6 +7,8 @@ import json
 import pytest
 from lab_scripts import load_script
 
+from agents import evaluate
+
 pytest.importorskip("torch")
 
 REF = "agents/policies/reference.npz"
@@ -38,7 +40,7 @@ def test_the_log_holds_every_game_of_every_table(curve, tmp_path, capsys):
 def test_an_existing_log_is_refused_before_any_game(curve, tmp_path, capsys, monkeypatch):
     out = tmp_path / "curve.jsonl"
     out.write_text("keep\n")
-    monkeypatch.setattr(curve, "play_tables", lambda *a, **k: pytest.fail("played"))
+    monkeypatch.setattr(evaluate, "play_tables", lambda *a, **k: pytest.fail("played"))
     assert curve.main(["--sims", "1", "--players", "2", "--games", "2", "--out", str(out)]) == 2
     assert "already exists" in capsys.readouterr().err
     assert out.read_text() == "keep\n"
