@@ -103,23 +103,19 @@ def play(
             continue
         seat = state.cur
         view = player_view(state, seat)
-        if full_share < 1.0 and coin.random() >= full_share:
-            root = searcher.search(view, sims=fast_sims, noise=0.0)
-            rec.sims += searcher._sims_done
-            rec.fast += 1
-            visits = [root.edge_n.get(a, 0) for a in legal]
-            state.apply_action(_pick(legal, visits, seen[seat] < explore, rng))
-            seen[seat] += 1
-            continue
-        root = searcher.search(view)
+        full = full_share >= 1.0 or coin.random() < full_share
+        root = searcher.search(view) if full else searcher.search(view, sims=fast_sims, noise=0.0)
         rec.sims += searcher._sims_done
         visits = [root.edge_n.get(a, 0) for a in legal]
-        prior = pol.prior_choice(view, legal) if pol.prior else None
-        idx, vals = _observe(state, seat)
-        net = max(legal, key=lambda a: (searcher.root_prior.get(a, 0.0), -a))
-        rec.samples.append(
-            Sample(n, seat, idx, vals, legal, visits, -1 if prior is None else prior, net)
-        )
+        if full:
+            prior = pol.prior_choice(view, legal) if pol.prior else None
+            idx, vals = _observe(state, seat)
+            net = max(legal, key=lambda a: (searcher.root_prior.get(a, 0.0), -a))
+            rec.samples.append(
+                Sample(n, seat, idx, vals, legal, visits, -1 if prior is None else prior, net)
+            )
+        else:
+            rec.fast += 1
         state.apply_action(_pick(legal, visits, seen[seat] < explore, rng))
         seen[seat] += 1
     rec.ranks = list(state.results["ranks"])
