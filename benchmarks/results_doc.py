@@ -383,6 +383,13 @@ SECTIONS = (
         "(`lastwill eval`, one direction only: the reverse columns stay empty).",
     ),
     (
+        "The search with a critic of the result against the sprinter",
+        "mcts256vf_sprinter",
+        "`mcts` at 256 simulations over `ref_vf1` alone against n-1 copies of the sprinter "
+        "(`lastwill eval`, one direction only: the reverse columns stay empty). The target is a "
+        "Wilson lower bound above 1/n at every count; each count is its own command and log.",
+    ),
+    (
         "The sprinter against the racer",
         "sprinter_racer",
         "The sprinter (the racer retuned for 2-3 players, the same bot at 4-5) alone against n-1 "
