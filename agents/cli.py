@@ -706,6 +706,15 @@ def eval_cmd(
             help="Continue the log at --out (same options), playing only the missing games.",
         ),
     ] = False,
+    no_play: Annotated[
+        bool,
+        typer.Option(
+            "--no-play",
+            help="Play nothing: summarise the games of the log at --out (same options; "
+            "checked as --resume checks it, never written), e.g. of an evaluation still "
+            "running. A table short of its games is named on stderr: not a result yet.",
+        ),
+    ] = False,
 ) -> None:
     from . import arena as ar
     from . import evaluate as ev
@@ -715,9 +724,9 @@ def eval_cmd(
     counts = _int_list_option(num_players, "--num-players")
     bots = list(ev.PANEL) if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
     sm = _eval_starting_money(starting_money, board_spaces)
-    _check_eval_out(out, resume)
+    _check_eval_out(out, resume, no_play)
     target = out if out is not None else ar.default_out_path("runs/eval")
-    progress, task_id = _progress_bar("eval", quiet)
+    progress, task_id = _progress_bar("eval", quiet or no_play)
     try:
         ev.panel_tables(spec, bots, counts)  # bad counts or an empty panel fail before any game
         with progress:
@@ -740,6 +749,7 @@ def eval_cmd(
                 move_time_limit=move_time_limit,
                 resume=resume,
                 on_note=lambda text: note(f"note: {text}"),
+                play=not no_play,
             )
     except (ev.EvalError, PlayerSpecError, ConfigError) as e:
         fail(str(e))
@@ -756,11 +766,15 @@ def _eval_starting_money(starting_money: str, board_spaces: int) -> int | str:
     return sm
 
 
-def _check_eval_out(out: Path | None, resume: bool) -> None:
-    """--out and --resume agree: --resume needs a log, an existing log needs --resume."""
+def _check_eval_out(out: Path | None, resume: bool, no_play: bool = False) -> None:
+    """--out, --resume and --no-play agree: --resume needs a log, an existing log needs
+    --resume (or --no-play, which reads it), --no-play needs a log that exists."""
     if resume and out is None:
         fail("--resume needs --out (the evaluation log to continue)")
-    if out is not None and out.exists() and not resume:
+    if no_play and (out is None or not out.is_file()):
+        where = "no --out was given" if out is None else f"{out} is not a file"
+        fail(f"--no-play reads the evaluation log at --out, and {where}")
+    if out is not None and out.exists() and not (resume or no_play):
         fail(
             f"{out} already exists; refusing to overwrite it. Pass --resume to continue that "
             f"evaluation, or choose another --out."
@@ -779,6 +793,12 @@ def _report_eval(result, fmt: OutputFormat) -> None:
         typer.echo(ev.summary_csv(result), nl=False)
     else:
         _print_eval(result)
+    for row in result.summary():
+        if row["planned"] is not None and row["games"] < row["planned"]:
+            note(
+                f"partial: {row['num_players']}p {row['table']} holds {row['games']} of its "
+                f"{row['planned']} games; a table is a result only when it is complete"
+            )
     note(
         f"log: {result.out} ({len(result.rows)} games, "
         f"{sum(1 for r in result.rows if r.get('error'))} errors, {result.elapsed:.1f}s, "

@@ -131,6 +131,13 @@ class Evaluation:
     deals: str = TEST  # the deal set (agents.deals) every table played
     out: Path | None = None
     ratings: dict[int, dict[str, Any]] = field(default_factory=dict)  # per player count
+    planned: dict[str, int] = field(default_factory=dict)  # games scheduled per Table.key
+
+    @property
+    def complete(self) -> bool:
+        """Every table holds all its scheduled games (an evaluation read with ``play=False``
+        from a log still being written does not)."""
+        return all(len(self.table_rows(t)) >= self.planned.get(t.key, 0) for t in self.tables)
 
     def table_rows(self, table: Table) -> list[dict[str, Any]]:
         return [
@@ -166,6 +173,7 @@ class Evaluation:
             "mean_rank": me["mean_rank"],
             "errors": sum(1 for r in rows if r.get("error") is not None),
             "ordinal": rated.get(self.spec, {}).get("ordinal"),
+            "planned": self.planned.get(table.key),
         }
 
     def summary(self) -> list[dict[str, Any]]:
@@ -181,6 +189,7 @@ class Evaluation:
             "deal_set": describe(self.deals, self.seed),
             "anchor": self.anchor,
             "games": len(self.rows),
+            "complete": self.complete,
             "errors": sum(1 for r in self.rows if r.get("error") is not None),
             "elapsed": round(self.elapsed, 2),
             "log": str(self.out) if self.out is not None else None,
@@ -370,6 +379,7 @@ def evaluate(
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
     resume: bool = False,
     on_note: Callable[[str], None] | None = None,
+    play: bool = True,
 ) -> Evaluation:
     """Play the evaluation of ``spec`` (module docstring); ``games`` per table, rounded up to
     whole seat rotations, on the deal set ``deals`` (test deals by default: an evaluation
@@ -385,7 +395,10 @@ def evaluate(
     may import and ``ppo:`` `.zip` files may load (docs/TRUST.md).
     ``move_time_limit``: seconds per call for every outside agent (0: none); a game where one
     runs over it, calls ``sys.exit`` or kills its worker process is an error row
-    (:mod:`agents.timelimit`)."""
+    (:mod:`agents.timelimit`).
+    ``play=False``: play no game and build no player; read the log at ``out`` (checked as
+    ``resume`` checks it, never written to) and summarise the games it holds, so a log still
+    being played can be looked at; :attr:`Evaluation.complete` says whether it is whole."""
     try:
         move_time_limit = check_time_limit(move_time_limit)
     except ValueError as e:
@@ -403,7 +416,7 @@ def evaluate(
             f"({', '.join(panel)}) and the mixed tables, where it would sit, are off; add it "
             f"to the panel or play the mixed tables"
         )
-    for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]):
+    for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]) if play else ():
         try:  # a bad spec fails here, before any game
             build_agent(s, 0, move_time_limit, trusted=trusted).reset(0)
         except AgentFault as e:
@@ -414,7 +427,10 @@ def evaluate(
     if out_path is None and resume:
         raise EvalError("resume needs the log to continue: pass out=PATH (--out PATH)")
     say = on_note or (lambda text: None)
+    deal = {"deals": deals, "starting_money": starting_money, "board_spaces": board_spaces}
     header = _header(spec, panel, seed, deals, anchor, games, tables)
+    if not play:
+        return _read_evaluation(spec, tables, out_path, header, seed, games, say, **deal)
     done: list[dict[str, Any]] = []
     log = None
     if out_path is not None:  # checked before any game: never over a file, nor into a dir
@@ -452,12 +468,58 @@ def evaluate(
     finally:
         if log is not None:
             log.close()
-    result = Evaluation(spec, tables, rows, seed, anchor, time.perf_counter() - t0, deals)
+    schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
+    result = _evaluation(spec, tables, rows, seed, anchor, deals, schedules)
+    result.elapsed = time.perf_counter() - t0
+    result.out = log.out if log is not None else None
+    return result
+
+
+def _evaluation(
+    spec: str,
+    tables: list[Table],
+    rows: list[dict[str, Any]],
+    seed: int,
+    anchor: str | None,
+    deals: str,
+    schedules: list[tuple[Table, ScheduleTasks]],
+) -> Evaluation:
+    """The evaluation of ``rows``: its ratings per player count and its planned games."""
+    result = Evaluation(spec, tables, rows, seed, anchor, deals=deals)
+    result.planned = {table.key: len(tasks) for table, tasks in schedules}
     for n in dict.fromkeys(t.num_players for t in tables):
         result.ratings[n] = openskill_ratings(
             [r for r in rows if r["num_players"] == n], anchor=anchor
         )
-    result.out = log.out if log is not None else None
+    return result
+
+
+def _read_evaluation(
+    spec: str,
+    tables: list[Table],
+    out: Path | None,
+    header: dict[str, Any],
+    seed: int,
+    games: int,
+    say: Callable[[str], None],
+    **deal: Any,
+) -> Evaluation:
+    """:func:`evaluate` with ``play=False``: the games of the log at ``out`` that ``tables``
+    would have played (``deal``: the deal set and the game options), checked as a resume checks
+    them; nothing is built, played or written (not even the temporary files an interrupted
+    write left, which a running writer may own)."""
+    if out is None or not out.is_file():
+        where = "no log was given" if out is None else f"{out} is not a file"
+        raise EvalError(
+            f"reading an evaluation without playing needs its log: {where}; pass the --out "
+            f"of the evaluation to read"
+        )
+    if games < 1:
+        raise EvalError(f"games must be at least 1 per table, got {games}")
+    schedules = table_schedules(tables, games, seed, **deal)
+    rows, _ = _read_log(out, header, schedules, say)
+    result = _evaluation(spec, tables, rows, seed, header["anchor"], deal["deals"], schedules)
+    result.out = out
     return result
 
 
@@ -515,6 +577,17 @@ def _check_log(
         say(f"removed {left}, a temporary file left by an interrupted write of {path}")
     if not (resume and path.exists()):
         return [], None
+    return _read_log(path, header, schedules, say)
+
+
+def _read_log(
+    path: Path,
+    header: dict[str, Any],
+    schedules: list[tuple[Table, ScheduleTasks]],
+    say: Callable[[str], None],
+) -> tuple[list[dict[str, Any]], int | None]:
+    """The games of the evaluation log at ``path``, each checked against ``schedules`` (its
+    header against ``header``); reads only. Returns ``(rows, size of its intact part)``."""
     counts = [len(tasks) for _, tasks in schedules]
     ends = list(itertools.accumulate(counts))
 

@@ -458,8 +458,21 @@ def read_output(path: Path) -> object:
 def add(name: str, path: Path, command: str) -> None:
     if not name.replace("_", "").isalnum():
         raise SystemExit(f"error: result name {name!r}: use letters, digits and _")
+    output = read_output(path)
+    if isinstance(output, dict) and output.get("complete") is False:
+        short = [
+            f"{t['num_players']}p {t['table']} {t['games']} of {t['planned']}"
+            for t in output.get("tables", [])
+            if t.get("planned") is not None and t["games"] < t["planned"]
+        ]
+        print(
+            f"error: {path} is a partial evaluation ({', '.join(short)} games): a table is a "
+            f"result only when it is complete; finish it with --resume, then add it",
+            file=sys.stderr,
+        )
+        raise SystemExit(2)
     RESULTS.mkdir(parents=True, exist_ok=True)
-    doc = {"command": command, "output": read_output(path)}
+    doc = {"command": command, "output": output}
     (RESULTS / f"{name}.json").write_text(json.dumps(doc, indent=1) + "\n")
 
 

@@ -360,6 +360,70 @@ def test_eval_cli_resume_completes_an_interrupted_log(tmp_path: Path, whole):
     assert _lines(out)[1:] == full.rows
 
 
+def test_eval_without_play_reads_a_partial_log_and_changes_nothing(tmp_path: Path, whole):
+    """`play=False` (`--no-play`) summarises a log still being written: its games are checked
+    as a resume checks them, nothing is played, and no byte on disk changes (a torn last line
+    and a leftover temporary file, which a running writer may own, stay)."""
+    from agents import evaluate as ev
+
+    full, full_log = whole
+    out = tmp_path / "e.jsonl"
+    with pytest.raises(Stop):
+        ev.evaluate("random@me", out=out, on_game=_stop_after(7, []), **EVAL)
+    with open(out, "a") as f:
+        f.write('{"game": 1, "torn')
+    (tmp_path / f".e.tmp-{_dead_pid()}-abcdef.jsonl").write_text("x")
+    before = _files(tmp_path)
+    seen: list = []
+    notes: list[str] = []
+    res = ev.evaluate(
+        "random@me", out=out, play=False, on_game=seen.append, on_note=notes.append, **EVAL
+    )
+    assert seen == [] and _files(tmp_path) == before
+    assert res.rows == full.rows[:7] and res.out == out and not res.complete
+    assert any("dropped the torn last line" in n for n in notes)
+    lines = {(x["num_players"], x["table"]): x for x in res.summary()}
+    assert [lines[2, "vs_random"]["games"], lines[2, "vs_greedy"]["games"]] == [4, 3]
+    assert lines[3, "vs_random"]["games"] == 0 and lines[3, "vs_random"]["win_rate"] is None
+    assert {x["planned"] for x in res.summary()} == {4, 3}
+    doc = res.to_dict()
+    assert doc["complete"] is False and doc["games"] == 7
+    # the whole log reads as the evaluation that wrote it
+    whole_read = ev.evaluate("random@me", out=full_log, play=False, **EVAL)
+    assert whole_read.complete and whole_read.summary() == full.summary()
+    assert full.to_dict()["complete"] is True
+
+
+def test_eval_cli_no_play_names_partial_tables_and_refuses_bad_requests(tmp_path: Path, whole):
+    from agents import evaluate as ev
+    from agents.cli import app
+
+    _, full_log = whole
+    out = tmp_path / "e.jsonl"
+    with pytest.raises(Stop):
+        ev.evaluate("random@me", out=out, on_game=_stop_after(5, []), **EVAL)
+    before = out.read_bytes()
+    args = ["eval", "random@me", "--panel", "random,greedy", "-n", "2,3", "-g", "3", "-s", "5"]
+    res = runner.invoke(app, [*args, "--no-play", "-o", str(out), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.stdout)
+    assert doc["games"] == 5 and doc["complete"] is False
+    assert "partial: 2p vs_greedy holds 1 of its 4 games" in res.stderr
+    assert "partial: 3p mixed holds 0 of its 3 games" in res.stderr
+    res = runner.invoke(app, [*args, "--no-play", "-o", str(full_log), "-f", "json"])
+    assert res.exit_code == 0 and "partial" not in res.stderr
+    assert json.loads(res.stdout)["complete"] is True
+    for bad, message in [
+        ([*args, "--no-play"], "--no-play reads the evaluation log at --out, and no --out"),
+        ([*args, "--no-play", "-o", str(tmp_path / "none.jsonl")], "none.jsonl is not a file"),
+        ([*args[:-1], "6", "--no-play", "-o", str(out)], "seed: log has 5, this run has 6"),
+    ]:
+        res = runner.invoke(app, bad)
+        assert res.exit_code == 2, res.output
+        assert message in " ".join(res.output.split()), res.output
+    assert out.read_bytes() == before and not (tmp_path / "none.jsonl").exists()
+
+
 def test_eval_moves_to_a_fallback_file_when_its_log_appears_meanwhile(
     tmp_path: Path, whole, monkeypatch
 ):

@@ -211,3 +211,24 @@ def test_a_section_reads_its_result_and_its_parts(tmp_path, monkeypatch):
     (tmp_path / "x_refine.json").write_text(json.dumps(_eval_doc(5, 0.3)))  # another result
     parts = mod.load_parts("x_ref")
     assert [d["output"]["tables"][0]["num_players"] for d in parts] == [3, 4]
+
+
+def test_a_partial_evaluation_is_refused(tmp_path, monkeypatch, capsys):
+    """An evaluation read from a log still being played (`lastwill eval --no-play`) says it is
+    not complete, and `--add` refuses it with exit code 2 and writes nothing."""
+    mod = _results_doc()
+    monkeypatch.setattr(mod, "RESULTS", tmp_path / "results")
+    doc = _eval_doc(4, 0.3)["output"]
+    doc["complete"] = False
+    doc["tables"][0].update(planned=1000, games=412)
+    part = tmp_path / "part.json"
+    part.write_text(json.dumps(doc))
+    with pytest.raises(SystemExit) as stop:
+        mod.add("x_ref", part, "lastwill eval ... -s 2026")
+    assert stop.value.code == 2
+    assert "4p vs_ppo:reference 412 of 1000 games" in capsys.readouterr().err
+    assert not (tmp_path / "results").exists()
+    doc["complete"] = True
+    part.write_text(json.dumps(doc))
+    mod.add("x_ref", part, "lastwill eval ... -s 2026")
+    assert json.loads((tmp_path / "results" / "x_ref.json").read_text())["output"] == doc
