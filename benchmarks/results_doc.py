@@ -296,6 +296,16 @@ SPEED_TARGETS = (
         False,
     ),
     ("speed_train", "ratio_overall", "all-seat samples/s over single-seat", 8.0, True),
+    *(
+        (
+            "speed_search256",
+            f"{n}p ms_per_decision",
+            f"ms per decision of the reported search, {n} players",
+            500.0,
+            False,
+        )
+        for n in (2, 3, 4, 5)
+    ),
 )
 
 
