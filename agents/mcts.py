@@ -55,6 +55,7 @@ engine, the encoder, the network and the prior bot).
 from __future__ import annotations
 
 import math
+import random
 import time
 from typing import Any
 
@@ -208,6 +209,14 @@ class MCTSAgent(BaseAgent):
         return s
 
     # -- a decision ----------------------------------------------------------------------
+    def policy_priors(self, view: PlayerView) -> dict[int, float]:
+        """The policy's move probabilities at `view` over its legal actions (its prior bot
+        included; before the prior temperature and root noise): what a search from `view`
+        starts from. They depend on the view alone, so the world they are read in is drawn
+        with a generator of its own: the agent's random stream is not touched."""
+        s = determinize(view, view.seat, random.Random(0), config=self.config)
+        return self.evaluator.priors(s, self._legal(s))
+
     def search(
         self, view: PlayerView, sims: int | None = None, noise: float | None = None
     ) -> _Node:

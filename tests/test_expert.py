@@ -87,6 +87,47 @@ def test_playout_cap_keeps_only_the_full_searches():
     assert [x.visits for x in again.samples] == [x.visits for x in rec.samples]
 
 
+def test_policy_priors_are_the_search_s_root_priors_and_leave_its_stream():
+    """`policy_priors` reads what a search from the view starts from, without drawing from the
+    agent's generator (its searches stay what they were)."""
+    from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view
+
+    s = new_game(GameConfig(num_players=3), 11)
+    view = player_view(s, s.cur)
+    a, b = MCTSAgent(policy=REF, sims=4, seed=2), MCTSAgent(policy=REF, sims=4, seed=2)
+    priors = a.policy_priors(view)
+    assert set(priors) == set(legal_actions(s)) and sum(priors.values()) == pytest.approx(1.0)
+    root_a, root_b = a.search(view), b.search(view)
+    assert a.root_prior == pytest.approx(priors)
+    assert root_a.edge_n == root_b.edge_n and a.rng.random() == b.rng.random()
+
+
+def test_searching_where_unsure_keeps_only_the_unsure_decisions(monkeypatch):
+    """With `full_below`, a decision is searched in full (and kept) exactly when the network's
+    top move is less likely than that; the others get the cheap search."""
+    tops: list[float] = []
+    read = MCTSAgent.policy_priors
+
+    def recorded(self, view):
+        priors = read(self, view)
+        tops.append(max(priors.values()))
+        return priors
+
+    monkeypatch.setattr(MCTSAgent, "policy_priors", recorded)
+    plain = play(MCTSAgent(policy=REF, sims=6, seed=1), 2, 7, 2, full_below=1.0, fast_sims=2)
+    assert tops == [] and not plain.fast  # at 1 the priors are not read
+    rec = play(MCTSAgent(policy=REF, sims=6, seed=1), 2, 7, 2, full_below=0.8, fast_sims=2)
+    unsure = sum(t < 0.8 for t in tops)
+    assert 0 < unsure < len(tops) == len(rec.samples) + rec.fast
+    assert len(rec.samples) == unsure and rec.fast == len(tops) - unsure
+    assert all(sum(x.visits) == 6 for x in rec.samples)
+    assert rec.sims == 6 * len(rec.samples) + 2 * rec.fast
+    tops.clear()  # with a coin as well: only the decisions that pass it read the priors
+    both = play(MCTSAgent(policy=REF, sims=6, seed=1), 2, 7, 2, 0.5, 2, full_below=0.8)
+    assert len(tops) < len(both.samples) + both.fast
+    assert len(both.samples) == sum(t < 0.8 for t in tops)
+
+
 def test_playout_cap_gives_the_same_samples_with_workers(tmp_path: Path):
     from training.expert.loop import self_play
 
@@ -217,6 +258,11 @@ def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
         expert(tiny(run, iterations=3, sims=5), resume=True)
     st = expert(tiny(run, iterations=3), resume=True)
     assert st["iteration"] == 3 and len(st["history"]) == 3
+    # a run begun before a setting existed resumes: the setting reads at its default
+    saved = json.loads((run / "state.json").read_text())
+    del saved["config"]["full_below"]
+    (run / "state.json").write_text(json.dumps(saved))
+    assert expert(tiny(run, iterations=4), resume=True)["iteration"] == 4
     tags = _tb_tags(run / "tb")
     assert {"expert/policy_loss", "expert/value_loss", "expert/disagreement"} <= tags
     assert "eval/win_rate/2p" in tags
@@ -269,6 +315,11 @@ def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
         ({"workers": 0}, "workers=0 is not allowed; use an integer from 1"),
         ({"anchor_coef": -1.0}, "anchor_coef=-1.0 is not allowed; use a number from 0.0"),
         ({"full_share": 0.0}, "full_share=0.0 is not allowed; use a number from 0.01 to 1.0"),
+        ({"full_below": 1.5}, "full_below=1.5 is not allowed; use a number from 0.01 to 1.0"),
+        (
+            {"full_below": 0.8, "fast_sims": 5},
+            "fast_sims=5 is not allowed; use an integer from 1 to sims \\(4\\)",
+        ),
         (
             {"full_share": 0.5, "fast_sims": 5},
             "fast_sims=5 is not allowed; use an integer from 1 to sims \\(4\\)",
@@ -300,5 +351,8 @@ def test_the_command_refuses_bad_input_with_exit_code_2(tmp_path: Path):
         ],
     )
     assert r.exit_code == 2 and "fast_sims=9 is not allowed" in r.output
+    r = CliRunner().invoke(app, ["expert", "--run-dir", str(tmp_path / "w"), "--full-below", "0"])
+    assert r.exit_code == 2 and "full_below=0.0 is not allowed" in r.output
+    assert not (tmp_path / "w").exists()
     r = CliRunner().invoke(app, ["expert", "--num-players", "2,x"])
     assert r.exit_code == 2 and "comma-separated integers" in r.output

@@ -82,6 +82,13 @@ def expert_cmd(
     fast_sims: Annotated[
         int | None, typer.Option(help="Simulations of the other decisions' cheap searches")
     ] = None,
+    full_below: Annotated[
+        float | None,
+        typer.Option(
+            help="Search in full only where the network's top move is less likely than this "
+            "(0.01-1; 1 = everywhere); the surer decisions get the cheap search"
+        ),
+    ] = None,
     noise: Annotated[
         float | None, typer.Option(help="Dirichlet noise in the root's priors (0-1; 0 = none)")
     ] = None,
@@ -117,6 +124,7 @@ def expert_cmd(
         "sims": sims,
         "full_share": full_share,
         "fast_sims": fast_sims,
+        "full_below": full_below,
         "noise": noise,
         "alpha": alpha,
         "workers": workers,

@@ -43,6 +43,7 @@ _NUMS = (
     ("c_puct", 0.001, 1000.0),
     ("noise", 0.0, 1.0),
     ("full_share", 0.01, 1.0),
+    ("full_below", 0.01, 1.0),
     ("alpha", 0.001, 100.0),
     ("learning_rate", 1e-9, 1.0),
     ("vf_coef", 0.0, 1000.0),
@@ -63,6 +64,8 @@ class ExpertConfig:
     # and are not kept
     full_share: float = 1.0
     fast_sims: int = 8
+    # and only where the network's top move has probability below `full_below` (1 = always)
+    full_below: float = 1.0
     c_puct: float = 1.5
     noise: float = 0.0  # Dirichlet noise mixed into the root's priors (agents/mcts.py)
     alpha: float = 0.3  # its concentration
@@ -100,7 +103,7 @@ class ExpertConfig:
                 raise ExpertConfigError(
                     f"{name}={v!r} is not allowed; use a number from {lo} to {hi}"
                 )
-        if self.full_share < 1.0 and self.fast_sims > self.sims:
+        if min(self.full_share, self.full_below) < 1.0 and self.fast_sims > self.sims:
             raise ExpertConfigError(
                 f"fast_sims={self.fast_sims} is not allowed; use an integer from 1 to sims "
                 f"({self.sims}): a cheap search is no larger than a full one"

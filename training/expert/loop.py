@@ -6,8 +6,9 @@ Iteration k (1, 2, ...):
    every seat plays the search player (`agents.mcts`, `sims` simulations per decision) over the
    network of iteration k-1 (iteration 1 searches over `init_policy` itself, with its own
    sidecar's reward settings). Every fully searched decision is a sample
-   (`training.expert.selfplay`; with `full_share` < 1 the others get cheap searches of
-   `fast_sims` that are not kept), saved to `samples/iter_k.npz`.
+   (`training.expert.selfplay`; with `full_share` < 1, or `full_below` < 1 where the network
+   is sure of its move, the others get cheap searches of `fast_sims` that are not kept), saved
+   to `samples/iter_k.npz`.
 2. Update: the network learns the visit distributions and the final results of the last
    `buffer` iterations' samples (`training.expert.learn`), `epochs` passes.
 3. The network is saved as `checkpoints/iter_k` (`.npz` policy with its critic, `.pt` learner
@@ -77,8 +78,11 @@ def _start(run: Path, cfg: ExpertConfig, resume: bool) -> dict[str, Any]:
     number of iterations)."""
     if resume:
         st = _read_state(run)
+        # a setting added since the run began is read at its default, which plays as before
         saved = {
-            k: v for k, v in st.get("config", {}).items() if k not in ("iterations", "progress")
+            k: v
+            for k, v in {**ExpertConfig().to_dict(), **st.get("config", {})}.items()
+            if k not in ("iterations", "progress")
         }
         now = {k: v for k, v in cfg.to_dict().items() if k not in ("iterations", "progress")}
         diff = sorted(k for k in set(saved) | set(now) if saved.get(k) != now.get(k))
@@ -229,8 +233,8 @@ def _init_worker(settings: dict[str, Any]) -> None:
 
 
 def _play_batch(games: list[tuple]) -> list[Any]:
-    """In a worker: the games (players, seed, explore, full share, fast sims) with this
-    process's searcher."""
+    """In a worker: the games (players, seed, explore, full share, fast sims, full below) with
+    this process's searcher."""
     return [play(_WORKER["searcher"], *game) for game in games]
 
 
@@ -273,6 +277,7 @@ def self_play(
             cfg.explore,
             cfg.full_share,
             cfg.fast_sims,
+            cfg.full_below,
         )
         for g in range(cfg.games)
     ]

@@ -19,6 +19,13 @@ with that probability, else a cheap one of `fast_sims` simulations without root 
 only moves the game on. Only full searches become samples, so the targets come from searches
 of the full budget while a game costs less. The coin has a generator of its own, seeded from
 the game's seed: at `full_share` 1 nothing is drawn and every decision is a full search.
+
+Searching where the network is unsure: with `full_below` under 1, a decision whose coin says
+"full" is searched in full only if the network's top move there has probability below
+`full_below` (its priors as the search starts from them, `MCTSAgent.policy_priors`); a surer
+decision gets the cheap search instead. The search rarely overturns a sure prior, so the full
+budget goes where the targets differ from the network (docs/EXPERIMENTS.md, "Expert
+iteration"). At `full_below` 1 the priors are not read.
 """
 
 from __future__ import annotations
@@ -83,11 +90,13 @@ def play(
     explore: int = 8,
     full_share: float = 1.0,
     fast_sims: int = 1,
+    full_below: float = 1.0,
 ) -> GameRecord:
     """One self-play game at `n` players from deal `seed`; `searcher` is an `MCTSAgent` whose
     random stream is reseeded from `seed` (the game's search is reproducible). With
     `full_share` below 1, a decision is a full search with that probability and otherwise a
-    cheap one of `fast_sims` simulations that is played but not kept (module docstring)."""
+    cheap one of `fast_sims` simulations that is played but not kept; with `full_below` below
+    1, only where the network's top move is less likely than that (module docstring)."""
     rng = random.Random(seed)
     coin = random.Random(seed ^ _CAP_SALT)
     searcher.rng.seed(seed ^ 0x5EA5C4)
@@ -104,6 +113,8 @@ def play(
         seat = state.cur
         view = player_view(state, seat)
         full = full_share >= 1.0 or coin.random() < full_share
+        if full and full_below < 1.0:
+            full = max(searcher.policy_priors(view).values()) < full_below
         root = searcher.search(view) if full else searcher.search(view, sims=fast_sims, noise=0.0)
         rec.sims += searcher._sims_done
         visits = [root.edge_n.get(a, 0) for a in legal]
