@@ -1,7 +1,7 @@
 """The search player (`mcts`): determinized PUCT over a trained policy's priors and critic.
 
-`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:ptemp=F][:temp=F][:noise=F][:alpha=F]` plays the
-checkpoint at PATH (a `.npz` with its critic, or a policy name such as `reference`,
+`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:ptemp=F][:temp=F][:noise=F][:alpha=F][:sure=F]`
+plays the checkpoint at PATH (a `.npz` with its critic, or a policy name such as `reference`,
 `agents.policyfiles`) with a search at every decision that has more than one legal action (a
 forced move is played at once).
 Single-observer information-set MCTS with AlphaZero's selection rule:
@@ -35,6 +35,13 @@ least one simulation; 64 simulations when neither is given). With `sims` alone t
 function of the view and the agent's seed. The move played is the most visited root action
 (ties by prior, then by the lower action number); with `temp` > 0 it is drawn with
 probability proportional to visits ** (1 / temp).
+
+Searching where the policy is unsure: with `sure` < 1, a decision where the policy's top move
+has probability `sure` or more (its priors as a search would start from them,
+:meth:`MCTSAgent.policy_priors`) is played at once, that move (ties to the lower action),
+without a search; the budget goes to the decisions the search can change (the search rarely
+overturns a sure prior, docs/EXPERIMENTS.md). `sure = 1` (the default) searches every decision
+and reads no extra priors.
 
 A prior temperature `ptemp` (default 1: the priors as the policy gives them) softens every
 node's priors to P ** (1 / ptemp), renormalised over the actions they cover: with ptemp > 1 a
@@ -111,6 +118,7 @@ class MCTSAgent(BaseAgent):
         temp: float = 0.0,
         noise: float = 0.0,
         alpha: float = 0.3,
+        sure: float = 1.0,
         seed: int | None = None,
         config: GameConfig | None = None,
         prior_bots: PriorSource | None = None,
@@ -129,13 +137,15 @@ class MCTSAgent(BaseAgent):
         self.temp = float(_number("temp", temp, 0.0, 100.0))
         self.noise = float(_number("noise", noise, 0.0, 1.0))
         self.alpha = float(_number("alpha", alpha, 0.001, 100.0))
+        self.sure = float(_number("sure", sure, 0.01, 1.0))
         self.root_prior: dict[int, float] = {}
         self.path = policy
         pol, meta = load_policy(policy, need_value=True, prior_bots=prior_bots)
         self.evaluator = LeafEvaluator(pol, meta)
         self.config = config
         self.stats: dict[str, float] = {}
-        self.totals: dict[str, float] = dict.fromkeys(("decisions", *_STAT_KEYS), 0)
+        # `unsearched`: decisions played from sure priors without a search (`sure` < 1)
+        self.totals: dict[str, float] = dict.fromkeys(("decisions", "unsearched", *_STAT_KEYS), 0)
         self._t_engine = 0.0
         self._steps = 0
 
@@ -284,10 +294,20 @@ class MCTSAgent(BaseAgent):
         before = (ev.calls, ev.t_encode, ev.t_net, ev.t_prior)
         self._t_engine, self._steps = 0.0, 0
         t0 = time.perf_counter()
-        root = self.search(view)
-        choice = self._choose(root, legal)
+        choice = self._sure_move(view, legal) if self.sure < 1.0 else None
+        if choice is None:
+            choice = self._choose(self.search(view), legal)
+        else:
+            self._sims_done = 0
+            self.totals["unsearched"] += 1
         self._record(time.perf_counter() - t0, before)
         return choice
+
+    def _sure_move(self, view: PlayerView, legal: list[int]) -> int | None:
+        """The policy's top move when its probability is at least `sure`, else None."""
+        priors = self.policy_priors(view)
+        best = max(legal, key=lambda a: (priors.get(a, 0.0), -a))
+        return best if priors.get(best, 0.0) >= self.sure else None
 
     def _record(self, seconds: float, before: tuple[int, float, float, float]) -> None:
         ev = self.evaluator
@@ -301,8 +321,9 @@ class MCTSAgent(BaseAgent):
             "t_net": ev.t_net - before[2],
             "t_prior": ev.t_prior - before[3],
         }
-        st["steps_per_sim"] = st["steps"] / st["sims"]
-        st["calls_per_sim"] = st["calls"] / st["sims"]
+        sims = max(1, st["sims"])  # 0 for a move played from sure priors
+        st["steps_per_sim"] = st["steps"] / sims
+        st["calls_per_sim"] = st["calls"] / sims
         self.stats = st
         self.totals["decisions"] += 1
         for k in _STAT_KEYS:

@@ -580,8 +580,9 @@ def _load_builtin() -> None:
         "milliseconds per decision (whichever of the two ends first); c_puct=FLOAT (default "
         "1.5); ptemp=FLOAT (prior temperature, 0.01-100, default 1: the priors P ** (1/ptemp)); "
         "temp=FLOAT (0, the default, plays the most visited move); noise=FLOAT (0-1, "
-        "Dirichlet noise mixed into the root's priors, 0 by default) and alpha=FLOAT (its "
-        "concentration, 0.3)",
+        "Dirichlet noise mixed into the root's priors, 0 by default), alpha=FLOAT (its "
+        "concentration, 0.3) and sure=FLOAT (0.01-1; a decision whose top prior is at least "
+        "this is played without a search; 1, the default, searches every decision)",
     )
     register(
         "ppo",
@@ -610,8 +611,8 @@ def _ppo_agent(path: str = "", seed: int | None = None):
 
 
 def _mcts_agent(*args: Any, seed: int | None = None, **kwargs: Any):
-    """`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:ptemp=F][:temp=F][:noise=F][:alpha=F]`
-    (agents/mcts.py)."""
+    """`mcts:policy=PATH[:sims=N][:ms=T][:c_puct=F][:ptemp=F][:temp=F][:noise=F][:alpha=F]
+    [:sure=F]` (agents/mcts.py)."""
     from .mcts import MCTSAgent
 
     return MCTSAgent(*args, seed=seed, prior_bots=PRIORS, **kwargs)

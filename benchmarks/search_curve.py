@@ -7,6 +7,9 @@ rotated, the same deals for every table, `agents.evaluate.play_tables`):
 - at 2 players, `mcts:policy=POLICY:sims=B` head to head against `ppo:POLICY`;
 - at 4 players, the searcher alone against three copies of `ppo:POLICY`.
 
+`--ptemp F` and `--sure F` pass the search's prior temperature and its sure-prior threshold
+(`mcts:...:ptemp=F:sure=F`, agents/mcts.py) to every searcher.
+
 Each line gives the searcher's win rate with its Wilson 95% interval and the chance level
 (the searcher plays the policy it searches over, so chance is what no gain from search
 gives). Validation deals, because choosing a budget is screening; report figures on test
@@ -39,7 +42,12 @@ from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: 
 
 
 def tables(
-    policy: str, budgets: list[int], counts: list[int], c_puct: float, ptemp: float = 1.0
+    policy: str,
+    budgets: list[int],
+    counts: list[int],
+    c_puct: float,
+    ptemp: float = 1.0,
+    sure: float = 1.0,
 ) -> list[Table]:
     """One table per budget and player count: the searcher first, then n-1 references."""
     out = []
@@ -47,6 +55,8 @@ def tables(
         spec = f"mcts:policy={policy}:sims={b}:c_puct={c_puct}"
         if ptemp != 1.0:
             spec += f":ptemp={ptemp}"
+        if sure != 1.0:
+            spec += f":sure={sure}"
         for n in counts:
             out.append(Table(f"sims{b}", n, (spec, *[f"ppo:{policy}"] * (n - 1))))
     return out
@@ -77,6 +87,7 @@ def header(args: argparse.Namespace, ts: list[Table]) -> dict:
         policy=args.policy,
         c_puct=args.c_puct,
         ptemp=args.ptemp,
+        sure=args.sure,
         seed=args.seed,
         deals=args.deals,
         games_per_table=args.games,
@@ -103,6 +114,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=100, help="games per table")
     ap.add_argument("--c-puct", type=float, default=1.5)
     ap.add_argument("--ptemp", type=float, default=1.0, help="the search's prior temperature")
+    ap.add_argument(
+        "--sure", type=float, default=1.0, help="play a top prior this sure without a search"
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--deals", default="validation", choices=("validation", "test"))
     ap.add_argument("--workers", type=int, default=1)
@@ -120,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.games < 1 or args.workers < 1:
         ap.error("--games and --workers must be at least 1")
-    ts = tables(args.policy, budgets, counts, args.c_puct, args.ptemp)
+    ts = tables(args.policy, budgets, counts, args.c_puct, args.ptemp, args.sure)
     t0 = time.perf_counter()
     try:
         for spec in dict.fromkeys(s for t in ts for s in t.entrants):
@@ -144,6 +158,7 @@ def main(argv: list[str] | None = None) -> int:
             "policy": args.policy,
             "c_puct": args.c_puct,
             "ptemp": args.ptemp,
+            "sure": args.sure,
             "seed": args.seed,
             "deals": args.deals,
             "tables": lines,

@@ -112,6 +112,7 @@ def test_choice_depends_on_the_view_only(n):
         (f"mcts:policy={REF}:ptemp=0", "ptemp=0 is not allowed; use a number from 0.01 to 100"),
         (f"mcts:policy={REF}:noise=1.5", "noise=1.5 is not allowed; use a number from 0.0 to 1.0"),
         (f"mcts:policy={REF}:alpha=0", "alpha=0 is not allowed; use a number from 0.001"),
+        (f"mcts:policy={REF}:sure=1.5", "sure=1.5 is not allowed; use a number from 0.01 to 1.0"),
         ("mcts:policy=no/such.npz", "checkpoint no/such.npz does not exist"),
     ],
 )
@@ -319,3 +320,36 @@ def test_prior_temperature_spreads_the_visits():
             seen += sum(1 for n in root.edge_n.values() if n > 0)
         spread[ptemp] = seen
     assert spread[3.0] > spread[1.0]
+
+
+def test_a_sure_prior_is_played_without_a_search():
+    """With `sure`, a decision whose top prior reaches it is the policy's own move with no
+    simulation (and no draw from the agent's stream); an unsure one is searched as without the
+    option; at 1 nothing changes."""
+    s = new_game(3, 31)
+    rng = random.Random(2)
+    seen = {True: 0, False: 0}
+    plain, gated = MCTSAgent(REF, sims=6, seed=3), MCTSAgent(REF, sims=6, seed=3, sure=0.8)
+    never = MCTSAgent(REF, sims=6, seed=3, sure=1.0)
+    while not s.is_over and min(seen.values()) < 3:
+        legal = legal_actions(s)
+        if len(legal) > 1:
+            view = player_view(s, s.cur)
+            priors = plain.policy_priors(view)
+            top = max(sorted(legal), key=lambda a: (priors[a], -a))
+            before = gated.rng.getstate()
+            a = gated.act(view, legal)
+            sure = priors[top] >= 0.8
+            seen[sure] += 1
+            if sure:
+                assert a == top and gated.stats["sims"] == 0 and gated.stats["calls"] == 1
+                assert gated.rng.getstate() == before
+            else:
+                want = MCTSAgent(REF, sims=6, seed=3)
+                want.rng.setstate(before)
+                assert a == want.act(view, legal) and gated.stats["sims"] == 6
+            assert never.act(view, legal) == plain.act(view, legal)
+        apply_action(s, rng.choice(legal))
+    assert min(seen.values()) >= 3
+    assert gated.totals["unsearched"] == seen[True] and never.totals["unsearched"] == 0
+    assert gated.totals["decisions"] == seen[True] + seen[False]

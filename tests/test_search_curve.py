@@ -44,3 +44,14 @@ def test_an_existing_log_is_refused_before_any_game(curve, tmp_path, capsys, mon
     assert curve.main(["--sims", "1", "--players", "2", "--games", "2", "--out", str(out)]) == 2
     assert "already exists" in capsys.readouterr().err
     assert out.read_text() == "keep\n"
+
+
+def test_the_search_options_reach_every_searcher_and_the_header(curve):
+    ts = curve.tables(REF, [8, 32], [2, 4], 1.5, ptemp=2.0, sure=0.9)
+    assert [t.entrants[0] for t in ts][::2] == [
+        f"mcts:policy={REF}:sims=8:c_puct=1.5:ptemp=2.0:sure=0.9",
+        f"mcts:policy={REF}:sims=32:c_puct=1.5:ptemp=2.0:sure=0.9",
+    ]
+    assert all(t.entrants[1:] == (f"ppo:{REF}",) * (t.num_players - 1) for t in ts)
+    plain = curve.tables(REF, [8], [2], 1.5)
+    assert plain[0].entrants[0] == f"mcts:policy={REF}:sims=8:c_puct=1.5"  # defaults unsaid
