@@ -794,9 +794,9 @@ def _report_eval(result, fmt: OutputFormat) -> None:
     else:
         _print_eval(result)
     for row in result.summary():
-        if row["planned"] is not None and row["games"] < row["planned"]:
+        if row["planned"] is not None and row["logged"] < row["planned"]:
             note(
-                f"partial: {row['num_players']}p {row['table']} holds {row['games']} of its "
+                f"partial: {row['num_players']}p {row['table']} holds {row['logged']} of its "
                 f"{row['planned']} games; a table is a result only when it is complete"
             )
     note(

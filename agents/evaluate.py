@@ -173,6 +173,7 @@ class Evaluation:
             "mean_rank": me["mean_rank"],
             "errors": sum(1 for r in rows if r.get("error") is not None),
             "ordinal": rated.get(self.spec, {}).get("ordinal"),
+            "logged": len(rows),  # the table's games in the log, error rows included
             "planned": self.planned.get(table.key),
         }
 

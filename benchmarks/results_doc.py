@@ -471,9 +471,9 @@ def add(name: str, path: Path, command: str) -> None:
     output = read_output(path)
     if isinstance(output, dict) and output.get("complete") is False:
         short = [
-            f"{t['num_players']}p {t['table']} {t['games']} of {t['planned']}"
+            f"{t['num_players']}p {t['table']} {t['logged']} of {t['planned']}"
             for t in output.get("tables", [])
-            if t.get("planned") is not None and t["games"] < t["planned"]
+            if t.get("planned") is not None and t["logged"] < t["planned"]
         ]
         print(
             f"error: {path} is a partial evaluation ({', '.join(short)} games): a table is a "

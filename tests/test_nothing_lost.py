@@ -386,6 +386,7 @@ def test_eval_without_play_reads_a_partial_log_and_changes_nothing(tmp_path: Pat
     assert [lines[2, "vs_random"]["games"], lines[2, "vs_greedy"]["games"]] == [4, 3]
     assert lines[3, "vs_random"]["games"] == 0 and lines[3, "vs_random"]["win_rate"] is None
     assert {x["planned"] for x in res.summary()} == {4, 3}
+    assert [x["logged"] for x in res.summary()] == [4, 3, 0, 0, 0]
     doc = res.to_dict()
     assert doc["complete"] is False and doc["games"] == 7
     # the whole log reads as the evaluation that wrote it

@@ -220,7 +220,7 @@ def test_a_partial_evaluation_is_refused(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(mod, "RESULTS", tmp_path / "results")
     doc = _eval_doc(4, 0.3)["output"]
     doc["complete"] = False
-    doc["tables"][0].update(planned=1000, games=412)
+    doc["tables"][0].update(planned=1000, logged=412, games=410)  # two error rows
     part = tmp_path / "part.json"
     part.write_text(json.dumps(doc))
     with pytest.raises(SystemExit) as stop:
