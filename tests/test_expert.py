@@ -128,6 +128,24 @@ def test_searching_where_unsure_keeps_only_the_unsure_decisions(monkeypatch):
     assert len(both.samples) == sum(t < 0.8 for t in tops)
 
 
+def test_completed_q_targets_are_the_improved_policy_and_play_the_same_game():
+    """With `policy_target = "completed_q"` each sample's target is a distribution that moves
+    the network's priors towards the moves the search scored higher; the moves played (the
+    most visited) and the samples' positions are those of the visit targets."""
+    counts = play(MCTSAgent(policy=REF, sims=8, seed=1), 2, 7, 2)
+    improved = play(MCTSAgent(policy=REF, sims=8, seed=1), 2, 7, 2, policy_target="completed_q")
+    assert counts.ranks == improved.ranks and len(counts.samples) == len(improved.samples)
+    moved = 0
+    for a, b in zip(counts.samples, improved.samples, strict=True):
+        assert a.legal == b.legal and np.array_equal(a.idx, b.idx)
+        assert sum(b.visits) == pytest.approx(1.0) and min(b.visits) > 0.0
+        assert sum(a.visits) == 8 and all(float(v).is_integer() for v in a.visits)
+        moved += max(abs(x - y / 8) for x, y in zip(b.visits, a.visits, strict=True)) > 1e-3
+    assert moved > 0
+    with pytest.raises(ValueError, match="policy_target='best'"):
+        play(MCTSAgent(policy=REF, sims=2, seed=1), 2, 7, 2, policy_target="best")
+
+
 def test_playout_cap_gives_the_same_samples_with_workers(tmp_path: Path):
     from training.expert.loop import self_play
 
@@ -283,6 +301,16 @@ def test_a_run_with_an_anchor_reports_its_divergence(tmp_path: Path):
     assert "anchor_kl" not in st["history"][0]
 
 
+def test_a_run_learns_completed_q_targets(tmp_path: Path):
+    run = tmp_path / "run"
+    st = expert(tiny(run, iterations=1, eval_every=0, policy_target="completed_q"))
+    data = np.load(run / "samples" / "iter_1.npz")
+    starts = np.concatenate([[0], np.cumsum(data["legal_len"])])
+    sums = np.add.reduceat(data["visits"], starts[:-1])
+    assert np.allclose(sums, 1.0, atol=1e-5)  # distributions, not counts
+    assert st["history"][0]["iteration"] == 1 and (run / "checkpoints/iter_1.npz").exists()
+
+
 def test_a_run_that_never_trains_the_critic_keeps_its_scale(tmp_path: Path):
     run = tmp_path / "run"
     expert(tiny(run, iterations=1, vf_coef=0.0, eval_every=0))
@@ -316,6 +344,7 @@ def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
         ({"anchor_coef": -1.0}, "anchor_coef=-1.0 is not allowed; use a number from 0.0"),
         ({"full_share": 0.0}, "full_share=0.0 is not allowed; use a number from 0.01 to 1.0"),
         ({"full_below": 1.5}, "full_below=1.5 is not allowed; use a number from 0.01 to 1.0"),
+        ({"policy_target": "best"}, "policy_target='best' is not allowed; use one of visits"),
         (
             {"full_below": 0.8, "fast_sims": 5},
             "fast_sims=5 is not allowed; use an integer from 1 to sims \\(4\\)",

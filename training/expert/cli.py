@@ -89,6 +89,13 @@ def expert_cmd(
             "(0.01-1; 1 = everywhere); the surer decisions get the cheap search"
         ),
     ] = None,
+    policy_target: Annotated[
+        str | None,
+        typer.Option(
+            help="What the network learns at a searched decision: visits (the visit counts) "
+            "or completed_q (the policy improved by the search's completed Q-values)"
+        ),
+    ] = None,
     noise: Annotated[
         float | None, typer.Option(help="Dirichlet noise in the root's priors (0-1; 0 = none)")
     ] = None,
@@ -125,6 +132,7 @@ def expert_cmd(
         "full_share": full_share,
         "fast_sims": fast_sims,
         "full_below": full_below,
+        "policy_target": policy_target,
         "noise": noise,
         "alpha": alpha,
         "workers": workers,

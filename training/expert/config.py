@@ -9,6 +9,8 @@ from typing import Any
 
 from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts, is_player_count
 
+from .targets import POLICY_TARGETS
+
 
 class ExpertConfigError(ValueError):
     """A setting of expert iteration that is not allowed."""
@@ -66,6 +68,8 @@ class ExpertConfig:
     fast_sims: int = 8
     # and only where the network's top move has probability below `full_below` (1 = always)
     full_below: float = 1.0
+    # what a sample's policy target holds: "visits" or "completed_q" (training.expert.targets)
+    policy_target: str = "visits"
     c_puct: float = 1.5
     noise: float = 0.0  # Dirichlet noise mixed into the root's priors (agents/mcts.py)
     alpha: float = 0.3  # its concentration
@@ -107,6 +111,11 @@ class ExpertConfig:
             raise ExpertConfigError(
                 f"fast_sims={self.fast_sims} is not allowed; use an integer from 1 to sims "
                 f"({self.sims}): a cheap search is no larger than a full one"
+            )
+        if self.policy_target not in POLICY_TARGETS:
+            raise ExpertConfigError(
+                f"policy_target={self.policy_target!r} is not allowed; use one of "
+                f"{', '.join(POLICY_TARGETS)}"
             )
         self._check_counts()
         for name in ("run_dir", "init_policy"):

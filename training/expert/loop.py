@@ -233,8 +233,8 @@ def _init_worker(settings: dict[str, Any]) -> None:
 
 
 def _play_batch(games: list[tuple]) -> list[Any]:
-    """In a worker: the games (players, seed, explore, full share, fast sims, full below) with
-    this process's searcher."""
+    """In a worker: the games (players, seed, explore, full share, fast sims, full below,
+    policy target) with this process's searcher."""
     return [play(_WORKER["searcher"], *game) for game in games]
 
 
@@ -278,6 +278,7 @@ def self_play(
             cfg.full_share,
             cfg.fast_sims,
             cfg.full_below,
+            cfg.policy_target,
         )
         for g in range(cfg.games)
     ]

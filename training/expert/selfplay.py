@@ -4,7 +4,9 @@ network, and every searched decision becomes a training sample.
 At each decision with more than one legal action the seat to act runs the search from its own
 `PlayerView` (the search never sees hidden cards). The sample holds that seat's observation
 (sparse: indices and values of `encode_state`, the one the network reads), the legal actions,
-the search's visit distribution over them (the policy target), the prior bot's choice when the
+the policy target over them (the search's visit counts, or with `policy_target = "completed_q"`
+the policy improved by its completed Q-values, `training.expert.targets`; the move played is
+the most visited either way), the prior bot's choice when the
 network plays over one (the residual rule, `agents.residual`) and, once the game is over, the
 seat's final result (the value target): `zero_sum` reward, +1 for the winner and -1/(n-1) for
 the others, an affine map of winning (`agents.winchance.win_chance`).
@@ -41,6 +43,8 @@ from lastwill_env.encoding import encode_state_sparse, terminal_rewards
 from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view
 from lastwill_env.engine.game import GAME_OVER
 
+from .targets import POLICY_TARGETS, improved_policy
+
 
 @dataclass
 class Sample:
@@ -51,7 +55,9 @@ class Sample:
     idx: np.ndarray  # sparse observation: indices ...
     vals: np.ndarray  # ... and values
     legal: list[int]
-    visits: list[int]  # per legal action, in `legal`'s order
+    # the policy target per legal action, in `legal`'s order: the visit counts, or the
+    # improved policy of `training.expert.targets` (policy_target = "completed_q")
+    visits: list[float]
     prior: int  # the prior bot's choice (-1 without a prior)
     net_choice: int  # the network's own arg-max (its priors), to measure disagreement
     result: float = 0.0  # the seat's final reward, set when the game ends
@@ -91,12 +97,16 @@ def play(
     full_share: float = 1.0,
     fast_sims: int = 1,
     full_below: float = 1.0,
+    policy_target: str = "visits",
 ) -> GameRecord:
     """One self-play game at `n` players from deal `seed`; `searcher` is an `MCTSAgent` whose
     random stream is reseeded from `seed` (the game's search is reproducible). With
     `full_share` below 1, a decision is a full search with that probability and otherwise a
     cheap one of `fast_sims` simulations that is played but not kept; with `full_below` below
-    1, only where the network's top move is less likely than that (module docstring)."""
+    1, only where the network's top move is less likely than that (module docstring).
+    `policy_target`: what a sample's targets hold, `training.expert.targets`."""
+    if policy_target not in POLICY_TARGETS:
+        raise ValueError(f"policy_target={policy_target!r}; use one of {POLICY_TARGETS}")
     rng = random.Random(seed)
     coin = random.Random(seed ^ _CAP_SALT)
     searcher.rng.seed(seed ^ 0x5EA5C4)
@@ -122,8 +132,9 @@ def play(
             prior = pol.prior_choice(view, legal) if pol.prior else None
             idx, vals = _observe(state, seat)
             net = max(legal, key=lambda a: (searcher.root_prior.get(a, 0.0), -a))
+            target = _target(searcher, root, legal, visits, policy_target, n)
             rec.samples.append(
-                Sample(n, seat, idx, vals, legal, visits, -1 if prior is None else prior, net)
+                Sample(n, seat, idx, vals, legal, target, -1 if prior is None else prior, net)
             )
         else:
             rec.fast += 1
@@ -134,6 +145,22 @@ def play(
     for s in rec.samples:
         s.result = rewards[s.seat]
     return rec
+
+
+def _target(searcher: Any, root: Any, legal: list[int], visits: list[int], kind: str, n: int):
+    """A searched decision's policy target at `n` players (`training.expert.targets`)."""
+    if kind == "visits":
+        return visits
+    lo, hi = searcher.evaluator.bounds(n)
+    return improved_policy(
+        legal,
+        visits,
+        [root.edge_w.get(a, 0.0) for a in legal],
+        searcher.root_prior,
+        root.value,
+        lo,
+        hi,
+    )
 
 
 def pack(samples: list[Sample]) -> dict[str, np.ndarray]:
