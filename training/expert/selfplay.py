@@ -5,8 +5,8 @@ At each decision with more than one legal action the seat to act runs the search
 `PlayerView` (the search never sees hidden cards). The sample holds that seat's observation
 (sparse: indices and values of `encode_state`, the one the network reads), the legal actions,
 the policy target over them (the search's visit counts, or with `policy_target = "completed_q"`
-the policy improved by its completed Q-values, `training.expert.targets`; the move played is
-the most visited either way), the prior bot's choice when the
+the policy improved by its completed Q-values, `training.expert.targets`; the move is chosen
+from the visit counts either way), the prior bot's choice when the
 network plays over one (the residual rule, `agents.residual`) and, once the game is over, the
 seat's final result (the value target): `zero_sum` reward, +1 for the winner and -1/(n-1) for
 the others, an affine map of winning (`agents.winchance.win_chance`).
