@@ -434,6 +434,7 @@ def evaluate(
         return _read_evaluation(spec, tables, out_path, header, seed, games, say, **deal)
     done: list[dict[str, Any]] = []
     log = None
+    schedules = None
     if out_path is not None:  # checked before any game: never over a file, nor into a dir
         schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
         done, good = _check_log(out_path, resume, header, schedules, say)
@@ -469,7 +470,8 @@ def evaluate(
     finally:
         if log is not None:
             log.close()
-    schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
+    if schedules is None:  # no log: made now, after play_tables has checked the options
+        schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
     result = _evaluation(spec, tables, rows, seed, anchor, deals, schedules)
     result.elapsed = time.perf_counter() - t0
     result.out = log.out if log is not None else None

@@ -30,6 +30,11 @@ C_SCALE = 0.1
 _FLOOR = 1e-12  # the smallest prior read, so that log pi stays finite
 
 
+def _floored(legal: Sequence[int], prior: dict[int, float]) -> list[float]:
+    """The priors of `legal` (same order), none below the floor."""
+    return [max(prior.get(a, 0.0), _FLOOR) for a in legal]
+
+
 def completed_q(
     legal: Sequence[int],
     visits: Sequence[int],
@@ -45,12 +50,10 @@ def completed_q(
         raise ValueError(f"the score range must be increasing, got [{lo}, {hi}]")
     total = sum(visits)
     seen = [i for i, n in enumerate(visits) if n > 0]
-    mass = sum(max(prior.get(legal[i], 0.0), _FLOOR) for i in seen)
+    p = _floored(legal, prior)
     if seen:
-        weighted = sum(
-            max(prior.get(legal[i], 0.0), _FLOOR) * score_sums[i] / visits[i] for i in seen
-        )
-        mixed = (value + total * weighted / mass) / (1 + total)
+        weighted = sum(p[i] * score_sums[i] / visits[i] for i in seen)
+        mixed = (value + total * weighted / sum(p[i] for i in seen)) / (1 + total)
     else:
         mixed = value
     raw = [score_sums[i] / n if n > 0 else mixed for i, n in enumerate(visits)]
@@ -73,10 +76,7 @@ def improved_policy(
     the seat to act, `prior` the network's priors, `value` the critic's score of the root."""
     q = completed_q(legal, visits, score_sums, prior, value, lo, hi)
     scale = (c_visit + max(visits, default=0)) * c_scale
-    z = [
-        math.log(max(prior.get(a, 0.0), _FLOOR)) + scale * qa
-        for a, qa in zip(legal, q, strict=True)
-    ]
+    z = [math.log(p) + scale * qa for p, qa in zip(_floored(legal, prior), q, strict=True)]
     top = max(z)
     e = [math.exp(x - top) for x in z]
     total = sum(e)
