@@ -628,6 +628,8 @@ CSV_COLUMNS = (
     "mean_rank",
     "ordinal",
     "errors",
+    "logged",
+    "planned",
 )
 
 

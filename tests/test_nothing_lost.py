@@ -9,6 +9,8 @@ or statistical assertion.
 
 from __future__ import annotations
 
+import csv
+import io
 import json
 import os
 import subprocess
@@ -411,6 +413,11 @@ def test_eval_cli_no_play_names_partial_tables_and_refuses_bad_requests(tmp_path
     assert doc["games"] == 5 and doc["complete"] is False
     assert "partial: 2p vs_greedy holds 1 of its 4 games" in res.stderr
     assert "partial: 3p mixed holds 0 of its 3 games" in res.stderr
+    res = runner.invoke(app, [*args, "--no-play", "-o", str(out), "-f", "csv"])
+    assert res.exit_code == 0, res.output
+    rows = {(r["num_players"], r["table"]): r for r in csv.DictReader(io.StringIO(res.stdout))}
+    assert (rows[("2", "vs_greedy")]["logged"], rows[("2", "vs_greedy")]["planned"]) == ("1", "4")
+    assert (rows[("3", "mixed")]["logged"], rows[("3", "mixed")]["planned"]) == ("0", "3")
     res = runner.invoke(app, [*args, "--no-play", "-o", str(full_log), "-f", "json"])
     assert res.exit_code == 0 and "partial" not in res.stderr
     assert json.loads(res.stdout)["complete"] is True
