@@ -10,9 +10,13 @@ iterations given and, for each, the policy's top-move probability there (its pri
 included, the residual rule: what the search starts from; the policy is the run's start
 network, `checkpoints/iter_0.npz`, unless `--policy` names another) and whether the search's
 most visited move differs from the policy's arg-max. Printed per bin of that probability: the
-share of the samples, the rate of disagreement, and the share of all disagreements; then, for
-each bin edge P, the share of samples below P and the share of the disagreements they hold.
+share of the samples, the rate of disagreement, the share of all disagreements and the mean
+KL divergence KL(target || policy) of the sample's target (its visit counts or improved
+policy, normalised) from the policy; then, for each bin edge P, the share of samples below P
+and the share of the disagreements they hold.
 That is what `lastwill expert --full-below P` would search in full, and what it would keep.
+With `--policy` naming each checkpoint in turn, the KL on samples an update never saw (a later
+iteration's) says whether what a network learnt from the searches carries to new positions.
 Reads only; a diagnosis of recorded samples, no games are played.
 """
 
@@ -40,14 +44,16 @@ from training.expert.refit import RefitError, load_samples  # noqa: E402
 CHUNK = 1024
 
 
-def top_and_disagreement(pol, data: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
-    """Per sample: the policy's top-move probability and whether the most visited move (ties to
-    the lower action) is not the policy's arg-max."""
+def top_and_disagreement(pol, data: dict[str, np.ndarray]) -> tuple[np.ndarray, ...]:
+    """Per sample: the policy's top-move probability, whether the most visited move (ties to
+    the lower action) is not the policy's arg-max, and the KL divergence KL(target || policy)
+    of the normalised target (visit counts or improved policy) from the policy, in nats."""
     n = len(data["obs_len"])
     obs_start = np.concatenate([[0], np.cumsum(data["obs_len"])])
     leg_start = np.concatenate([[0], np.cumsum(data["legal_len"])])
     top = np.zeros(n)
     differs = np.zeros(n, dtype=bool)
+    kl = np.zeros(n)
     for lo in range(0, n, CHUNK):
         rows = range(lo, min(n, lo + CHUNK))
         dense = np.zeros((len(rows), OBS_SIZE), dtype=np.float32)
@@ -66,10 +72,21 @@ def top_and_disagreement(pol, data: dict[str, np.ndarray]) -> tuple[np.ndarray, 
             top[r] = p.max()
             best = max(range(len(legal)), key=lambda j: (visits[j], -legal[j]))
             differs[r] = best != int(np.argmax(p))
-    return top, differs
+            kl[r] = divergence(visits, z)
+    return top, differs, kl
 
 
-def table(top: np.ndarray, differs: np.ndarray, edges: list[float]) -> dict:
+def divergence(target: np.ndarray, logits: np.ndarray) -> float:
+    """KL(t || softmax(logits)) in nats, t the target normalised to sum 1 (0 where t is 0)."""
+    t = np.asarray(target, dtype=np.float64)
+    t = t / max(t.sum(), 1e-300)
+    z = np.asarray(logits, dtype=np.float64)
+    logp = z - z.max() - np.log(np.exp(z - z.max()).sum())
+    on = t > 0
+    return float((t[on] * (np.log(t[on]) - logp[on])).sum())
+
+
+def table(top: np.ndarray, differs: np.ndarray, kl: np.ndarray, edges: list[float]) -> dict:
     total = max(1, int(differs.sum()))
     bounds = [0.0, *edges, 1.0 + 1e-9]
     bins = []
@@ -82,6 +99,7 @@ def table(top: np.ndarray, differs: np.ndarray, edges: list[float]) -> dict:
                 "share": float(m.mean()),
                 "disagree_rate": float(differs[m].mean()) if m.any() else None,
                 "share_of_disagreements": float(differs[m].sum() / total),
+                "kl": float(kl[m].mean()) if m.any() else None,
             }
         )
     below = [
@@ -124,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
     if pol.weights[-1].shape[0] != NUM_ACTIONS:
         print(f"error: {policy} does not score this env's {NUM_ACTIONS} actions", file=sys.stderr)
         return 2
-    top, differs = top_and_disagreement(pol, data)
+    top, differs, kl = top_and_disagreement(pol, data)
     out = {
         "run": str(run),
         "samples": iterations,
@@ -132,7 +150,8 @@ def main(argv: list[str] | None = None) -> int:
         "count": len(top),
         "disagree_rate": float(differs.mean()),
         "mean_top": float(top.mean()),
-        **table(top, differs, edges),
+        "kl": float(kl.mean()),
+        **table(top, differs, kl, edges),
     }
     if args.json:
         print(json.dumps(out))
@@ -140,13 +159,15 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{out['count']} samples of {run} {iterations}, policy {policy}: the search's most "
         f"visited move differs at {out['disagree_rate']:.1%}, mean top probability "
-        f"{out['mean_top']:.3f}"
+        f"{out['mean_top']:.3f}, KL(target || policy) {out['kl']:.4f} nats"
     )
     for b in out["bins"]:
         rate = "-" if b["disagree_rate"] is None else f"{b['disagree_rate']:.3f}"
+        kl_bin = "-" if b["kl"] is None else f"{b['kl']:.4f}"
         print(
             f"  top in [{b['from']:.2f}, {b['to']:.2f}): {b['share']:.3f} of samples, "
-            f"disagreement {rate}, {b['share_of_disagreements']:.3f} of all disagreements"
+            f"disagreement {rate}, {b['share_of_disagreements']:.3f} of all disagreements, "
+            f"KL {kl_bin}"
         )
     for b in out["below"]:
         print(

@@ -44,6 +44,19 @@ def test_the_table_agrees_with_the_searches_own_record(run, capsys):
     shares = [b["share_searched"] for b in out["below"]]
     assert shares == sorted(shares) and 0.0 <= out["mean_top"] <= 1.0
     assert out["policy"].endswith("iter_0.npz")
+    counts = [b["share"] * out["count"] for b in out["bins"]]
+    pooled = sum(c * b["kl"] for c, b in zip(counts, out["bins"], strict=True) if c > 0)
+    assert out["kl"] >= 0.0 and pooled / out["count"] == pytest.approx(out["kl"])
+
+
+def test_divergence_is_the_kl_of_the_normalised_target_from_the_softmax():
+    script = load_script("benchmarks/sample_disagreement.py")
+    logits = np.log(np.array([0.5, 0.25, 0.25]))
+    assert script.divergence(np.array([2.0, 1.0, 1.0]), logits) == pytest.approx(0.0, abs=1e-12)
+    # all the target on the second move: KL = log(1 / 0.25)
+    assert script.divergence(np.array([0.0, 3.0, 0.0]), logits) == pytest.approx(np.log(4.0))
+    half = 0.5 * np.log(0.5 / 0.5) + 0.5 * np.log(0.5 / 0.25)
+    assert script.divergence(np.array([1.0, 1.0, 0.0]), logits + 7.0) == pytest.approx(half)
 
 
 @pytest.mark.parametrize(
