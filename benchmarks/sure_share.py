@@ -1,0 +1,130 @@
+"""How many of a player's decisions `mcts:...:sure=F` would search: the share of the decisions
+of recorded games where a policy's top move has probability below F.
+
+    python benchmarks/sure_share.py docs/results/games/mcts256vf_4p_ref_test.jsonl \\
+        [--policy agents/policies/reference.npz] [--player SPEC] [--games 60] \\
+        [--bins 0.7,0.8,0.9] [--json]
+
+The search player with `sure=F` (agents/mcts.py) plays a decision whose top prior is F or
+more at once, without a search. This replays the games of a log (an arena or evaluation JSONL
+log; `--games` keeps its first rows) and, at every decision of the seats that `--player`
+holds (default: the evaluated player the log's header names) with more than one legal action,
+reads the policy's top-move probability (its prior bot's bonus included, the residual rule:
+the priors a search starts from). Printed: the decisions read and, for each bin edge F, the
+share of them below F, that is the share `sure=F` would search; the mean simulations a
+decision then costs is that share times `sims`.
+
+The player's spec is only compared with the games' seatings, never built: the policy read is
+the one `--policy` names. Reads only; no game is played. A log that cannot be read, or that
+seats no such player, is an error (exit code 2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+
+from agents.arena import ArenaError, read_log  # noqa: E402
+from agents.gamelog import GameLogError, check_row  # noqa: E402
+from agents.policy import CheckpointError, load_policy  # noqa: E402
+from agents.replay import ReplayError, iter_steps  # noqa: E402
+from lastwill_env.encoding import encode_observation_sparse  # noqa: E402
+from lastwill_env.engine import legal_actions, player_view  # noqa: E402
+
+
+def top_probability(pol, view, legal: list[int]) -> float:
+    """The policy's top-move probability over `legal` at `view` (the residual rule applied)."""
+    z = pol._legal_logits(encode_observation_sparse(view), legal, view)
+    p = np.exp(z - z.max())
+    return float(p.max() / p.sum())
+
+
+def tops(pol, rows: list[dict], player: str) -> np.ndarray:
+    """The top-move probabilities at every decision of `player`'s seats with a choice."""
+    out = []
+    for row in rows:
+        seats = {i for i, s in enumerate(row["seating"]) if s == player}
+        for step in iter_steps(row, copy=False):
+            if step.seat not in seats:
+                continue
+            legal = sorted(legal_actions(step.state))
+            if len(legal) > 1:
+                out.append(top_probability(pol, player_view(step.state, step.seat), legal))
+    return np.asarray(out)
+
+
+def shares(top: np.ndarray, edges: list[float]) -> list[dict]:
+    return [{"sure": f, "share_searched": float((top < f).mean())} for f in edges]
+
+
+def _read(path: str, games: int) -> tuple[dict, list[dict]]:
+    try:
+        header, rows, _ = read_log(path)
+        rows = [r for r in rows if r.get("error") is None][:games]
+        for i, row in enumerate(rows):
+            check_row(row, f"{path}: game row {i + 1}", i)
+    except (OSError, ArenaError, GameLogError) as e:
+        raise ValueError(f"{path}: cannot be read as a game log ({e})") from None
+    return header or {}, rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("log", help="an arena or evaluation JSONL log")
+    ap.add_argument("--policy", default="agents/policies/reference.npz")
+    ap.add_argument("--player", default=None, help="default: the log header's evaluated spec")
+    ap.add_argument("--games", type=int, default=60, help="the log's first N games")
+    ap.add_argument("--bins", default="0.7,0.8,0.9", help="values of sure, in (0, 1]")
+    ap.add_argument("--json", action="store_true", help="print one JSON object")
+    args = ap.parse_args(argv)
+    try:
+        edges = sorted(float(x) for x in args.bins.split(","))
+    except ValueError:
+        ap.error(f"--bins takes comma-separated numbers, got {args.bins!r}")
+    if not edges or not all(0.0 < f <= 1.0 for f in edges):
+        ap.error(f"--bins: every value must lie in (0, 1], got {args.bins!r}")
+    if args.games < 1:
+        ap.error(f"--games must be at least 1, got {args.games}")
+    try:
+        header, rows = _read(args.log, args.games)
+        player = args.player or header.get("spec")
+        if not isinstance(player, str) or not any(player in r["seating"] for r in rows):
+            raise ValueError(
+                f"{args.log} seats no player {player!r} in its first {args.games} games; "
+                "name one of its seatings' specs with --player"
+            )
+        pol, _ = load_policy(args.policy)
+        top = tops(pol, rows, player)
+    except (ValueError, OSError, CheckpointError, ReplayError) as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    out = {
+        "log": args.log,
+        "player": player,
+        "policy": args.policy,
+        "games": len(rows),
+        "decisions": len(top),
+        "mean_top": float(top.mean()) if len(top) else None,
+        "shares": shares(top, edges),
+    }
+    if args.json:
+        print(json.dumps(out))
+        return 0
+    print(f"{out['decisions']} decisions of {player} in {out['games']} games of {args.log}")
+    for s in out["shares"]:
+        print(f"  sure={s['sure']}: searches {s['share_searched']:.3f} of them")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
