@@ -99,9 +99,11 @@ def main(argv: list[str] | None = None) -> int:
         header, rows = _read(args.log, args.games)
         player = args.player or header.get("spec")
         if not isinstance(player, str) or not any(player in r["seating"] for r in rows):
+            seen = sorted({s for r in rows for s in r["seating"]})
+            what = f"no player {player!r}" if player else "no evaluated player in its header"
             raise ValueError(
-                f"{args.log} seats no player {player!r} in its first {args.games} games; "
-                "name one of its seatings' specs with --player"
+                f"{args.log} names {what} in its first {args.games} games; name one of "
+                f"its seatings' specs with --player: {', '.join(seen) or 'none'}"
             )
         pol, _ = load_policy(args.policy)
         top = tops(pol, rows, player)

@@ -57,7 +57,12 @@ def test_the_shares_are_those_of_the_searchs_own_priors(log, capsys):
 @pytest.mark.parametrize(
     "args, says",
     [
-        (["--player", "random"], "seats no player 'random'"),
+        (
+            ["--player", "random"],
+            f"no player 'random' in its first 60 games; name one of its "
+            f"seatings' specs with --player: greedy, {ME}",
+        ),
+        ([], "no evaluated player in its header"),
         (["--bins", "0.5,1.5"], "must lie in (0, 1]"),
         (["--bins", "x"], "comma-separated numbers"),
         (["--games", "0"], "at least 1"),
