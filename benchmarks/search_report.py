@@ -17,7 +17,12 @@ At each player count, `--games` games in which every seat plays the policy's arg
   simulations (`agents.mcts`) from the acting seat's view: the share of decisions where the
   most visited move is not the policy's arg-max, the policy's mean probability of its own
   top move (how sharp the prior is), the mean visit share of the most visited move, and,
-  where they differ, the policy's mean probability of the move the search chose.
+  where they differ, the policy's mean probability of the move the search chose. With
+  `--below F` only the decisions where the policy's top move has probability below F count
+  (those `mcts:...:sure=F` searches). With `--twin`, a second search of the same budget and
+  another seed chooses at each of them too: the share where the two choose the same move
+  (`seeds_agree`) says how much of the disagreement is the search's own noise, the ceiling
+  of what a network learning one search's moves can agree with.
 
 Prints a summary per count (`--json`: one JSON object).
 """
@@ -47,13 +52,23 @@ from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: 
 from lastwill_env.engine.game import GAME_OVER, NUM_ROUNDS  # noqa: E402
 
 
-def play_game(n: int, seed: int, players: list, search: list[MCTSAgent], every: int, tick: list):
+def play_game(
+    n: int,
+    seed: int,
+    players: list,
+    search: list[tuple[MCTSAgent, MCTSAgent | None]],
+    every: int,
+    tick: list,
+    below: float = 1.0,
+):
     """One game of arg-max policy play. Returns (value rows, disagreement rows): a value row is
     (round, predicted win chance, won) for one seat at one decision; a disagreement row is
-    (searched move differs, policy's top probability, top visit share, policy's probability
-    of the searched move) at every `every`-th decision (`tick` counts across games)."""
+    (budget, searched move differs, policy's top probability, top visit share, policy's
+    probability of the searched move, the twin search's move is the same or None without a
+    twin) at every `every`-th decision where the policy's top probability is below `below`
+    (every decision at `below` = 1; `tick` counts those decisions across games)."""
     s = new_game(GameConfig(num_players=n), seed)
-    ev = search[0].evaluator
+    ev = search[0][0].evaluator
     pending: list[tuple[int, int, float]] = []
     disagree: list[tuple] = []
     while s.phase != GAME_OVER:
@@ -65,13 +80,15 @@ def play_game(n: int, seed: int, players: list, search: list[MCTSAgent], every: 
         pending += [(s.round, p, win_chance(scores[p], n)) for p in range(n)]
         view = player_view(s, s.cur)
         move = players[s.cur].act(view, legal)
-        tick[0] += 1
-        if every and tick[0] % every == 0:
-            for agent in search:
+        top = max(legal, key=lambda a: prior[a])
+        unsure = below >= 1.0 or prior[top] < below  # below = 1: every decision
+        tick[0] += unsure
+        if every and unsure and tick[0] % every == 0:
+            for agent, twin in search:
                 root = agent.search(view)
                 chosen = agent._choose(root, sorted(legal))
                 visits = sum(root.edge_n.values()) or 1
-                top = max(legal, key=lambda a: prior[a])
+                same = None if twin is None else twin.act(view, sorted(legal)) == chosen
                 disagree.append(
                     (
                         agent.sims,
@@ -79,6 +96,7 @@ def play_game(n: int, seed: int, players: list, search: list[MCTSAgent], every: 
                         prior[top],
                         root.edge_n.get(chosen, 0) / visits,
                         prior[chosen],
+                        same,
                     )
                 )
         s.apply_action(move)
@@ -140,25 +158,46 @@ def disagreement(rows: list[tuple], sims: int) -> dict:
         "policy_probability_of_searched_move_where_they_differ": (
             statistics.fmean(r[4] for r in differ) if differ else None
         ),
+        "seeds_agree": (
+            statistics.fmean(r[5] for r in twins)
+            if (twins := [r for r in mine if len(r) > 5 and r[5] is not None])
+            else None
+        ),
     }
 
 
-def report(policy: str, n: int, games: int, budgets: list[int], every: int, seed: int) -> dict:
+def report(
+    policy: str,
+    n: int,
+    games: int,
+    budgets: list[int],
+    every: int,
+    seed: int,
+    below: float = 1.0,
+    twin: bool = False,
+) -> dict:
     players = [make_agent(f"ppo:{policy}", seed=seed + p) for p in range(n)]
-    search = [MCTSAgent(policy=policy, sims=b, seed=seed) for b in budgets]
+    search = [
+        (
+            MCTSAgent(policy=policy, sims=b, seed=seed),
+            MCTSAgent(policy=policy, sims=b, seed=seed + 1) if twin else None,
+        )
+        for b in budgets
+    ]
     values: list[tuple] = []
     disagree: list[tuple] = []
     tick = [0]
     for g in range(games):
         for p in players:
             p.reset()
-        v, d = play_game(n, deal_seed(seed, VALIDATION, g), players, search, every, tick)
+        v, d = play_game(n, deal_seed(seed, VALIDATION, g), players, search, every, tick, below)
         values += v
         disagree += d
     return {
         "num_players": n,
         "games": games,
         "value": value_quality(values, n),
+        "below": below,
         "disagreement": [disagreement(disagree, b) for b in budgets],
     }
 
@@ -190,6 +229,11 @@ def _print(r: dict) -> None:
                     if where
                     else ""
                 )
+                + (
+                    f", two seeds choose the same move at {100 * d['seeds_agree']:.1f}%"
+                    if d["seeds_agree"] is not None
+                    else ""
+                )
             )
 
 
@@ -201,6 +245,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--sims", default="64,256", help="search budgets, comma-separated")
     ap.add_argument("--every", type=int, default=10, help="search every k-th decision (0: none)")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--below", type=float, default=1.0, help="search only where the top move is below F"
+    )
+    ap.add_argument("--twin", action="store_true", help="a second search with another seed")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     try:
@@ -214,8 +262,15 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--players {args.players!r}: each one of {allowed_counts()}")
     if args.games < 1 or args.every < 0:
         ap.error("--games must be at least 1 and --every at least 0")
+    if not 0.0 < args.below <= 1.0:
+        ap.error(f"--below {args.below}: give a probability in (0, 1]")
     try:
-        out = [report(args.policy, n, args.games, budgets, args.every, args.seed) for n in counts]
+        out = [
+            report(
+                args.policy, n, args.games, budgets, args.every, args.seed, args.below, args.twin
+            )
+            for n in counts
+        ]
     except (PlayerSpecError, ValueError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2

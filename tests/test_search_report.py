@@ -36,6 +36,24 @@ def test_disagreement_counts_only_its_budget(rep):
     assert d["policy_top_probability"] == pytest.approx(0.8)
     assert d["policy_probability_of_searched_move_where_they_differ"] == pytest.approx(0.1)
     assert rep.disagreement(rows, 16)["decisions"] == 0
+    assert d["seeds_agree"] is None  # rows without a twin
+    twins = [(64, True, 0.5, 0.5, 0.2, True), (64, False, 0.6, 0.7, 0.6, False)]
+    assert rep.disagreement(twins + rows, 64)["seeds_agree"] == 0.5
+
+
+def test_below_searches_only_the_unsure_decisions_and_the_twin_searches_each(rep, capsys):
+    args = ["--games", "2", "--players", "2", "--sims", "4", "--every", "1", "--json"]
+    assert rep.main(args) == 0
+    every = json.loads(capsys.readouterr().out)["counts"][0]["disagreement"][0]
+    assert rep.main([*args, "--below", "0.8", "--twin"]) == 0
+    out = json.loads(capsys.readouterr().out)["counts"][0]
+    (d,) = out["disagreement"]
+    assert out["below"] == 0.8 and 0 < d["decisions"] < every["decisions"]
+    assert d["policy_top_probability"] < 0.8 and 0.0 <= d["seeds_agree"] <= 1.0
+    assert every["seeds_agree"] is None
+    with pytest.raises(SystemExit) as e:
+        rep.main(["--below", "0"])
+    assert e.value.code == 2
 
 
 def test_a_short_report_runs_and_bad_counts_are_refused(rep, capsys):
