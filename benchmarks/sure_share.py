@@ -107,6 +107,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         pol, _ = load_policy(args.policy)
         top = tops(pol, rows, player)
+        if not len(top):
+            raise ValueError(f"{player!r} has no decision with a choice in these games")
     except (ValueError, OSError, CheckpointError, ReplayError) as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -116,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         "policy": args.policy,
         "games": len(rows),
         "decisions": len(top),
-        "mean_top": float(top.mean()) if len(top) else None,
+        "mean_top": float(top.mean()),
         "shares": shares(top, edges),
     }
     if args.json:
