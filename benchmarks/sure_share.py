@@ -34,9 +34,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import numpy as np  # noqa: E402
 
-from agents.arena import ArenaError, read_log  # noqa: E402
-from agents.gamelog import GameLogError, check_row  # noqa: E402
+from agents.gamelog import GameLogError, read_game_file  # noqa: E402
 from agents.policy import CheckpointError, load_policy  # noqa: E402
+from agents.registry import PRIORS  # noqa: E402
 from agents.replay import ReplayError, iter_steps  # noqa: E402
 from lastwill_env.encoding import encode_observation_sparse  # noqa: E402
 from lastwill_env.engine import legal_actions, player_view  # noqa: E402
@@ -68,14 +68,13 @@ def shares(top: np.ndarray, edges: list[float]) -> list[dict]:
 
 
 def _read(path: str, games: int) -> tuple[dict, list[dict]]:
+    """The header and the first `games` finished games of a log, every row checked
+    (`agents.gamelog.read_game_file`)."""
     try:
-        header, rows, _ = read_log(path)
-        rows = [r for r in rows if r.get("error") is None][:games]
-        for i, row in enumerate(rows):
-            check_row(row, f"{path}: game row {i + 1}", i)
-    except (OSError, ArenaError, GameLogError) as e:
+        log = read_game_file(path)
+    except GameLogError as e:
         raise ValueError(f"{path}: cannot be read as a game log ({e})") from None
-    return header or {}, rows
+    return log.header or {}, [r for r in log.rows if r.get("error") is None][:games]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{args.log} names {what} in its first {args.games} games; name one of "
                 f"its seatings' specs with --player: {', '.join(seen) or 'none'}"
             )
-        pol, _ = load_policy(args.policy)
+        pol, _ = load_policy(args.policy, prior_bots=PRIORS)  # the lab's bots, as `ppo:` has
         top = tops(pol, rows, player)
         if not len(top):
             raise ValueError(f"{player!r} has no decision with a choice in these games")

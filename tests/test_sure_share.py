@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from lab_scripts import load_script
@@ -14,6 +17,7 @@ from agents.replay import iter_steps
 from lastwill_env.engine import legal_actions, player_view
 
 runner = CliRunner()
+ROOT = Path(__file__).resolve().parent.parent
 REF = "agents/policies/reference.npz"
 ME = f"ppo:{REF}@me"
 
@@ -52,6 +56,20 @@ def test_the_shares_are_those_of_the_searchs_own_priors(log, capsys):
     for s, f in zip(out["shares"], edges, strict=True):
         assert s["share_searched"] == pytest.approx(sum(t < f for t in tops) / len(tops))
     assert out["shares"][0]["share_searched"] < out["shares"][2]["share_searched"]
+
+
+def test_the_script_runs_on_its_own(log):
+    """Run as a command, in a fresh interpreter: nothing it needs comes from a test's imports
+    (a policy over a prior bot needs the lab's bots)."""
+    done = subprocess.run(
+        [sys.executable, "benchmarks/sure_share.py", str(log), "--player", ME, "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["decisions"] > 0
 
 
 @pytest.mark.parametrize(
