@@ -160,7 +160,7 @@ def disagreement(rows: list[tuple], sims: int) -> dict:
         ),
         "seeds_agree": (
             statistics.fmean(r[5] for r in twins)
-            if (twins := [r for r in mine if len(r) > 5 and r[5] is not None])
+            if (twins := [r for r in mine if r[5] is not None])
             else None
         ),
     }

@@ -30,7 +30,11 @@ def test_value_quality_scores_perfect_constant_and_wrong_predictions(rep):
 
 
 def test_disagreement_counts_only_its_budget(rep):
-    rows = [(64, True, 0.9, 0.5, 0.1), (64, False, 0.7, 0.9, 0.7), (256, True, 0.6, 0.4, 0.2)]
+    rows = [
+        (64, True, 0.9, 0.5, 0.1, None),
+        (64, False, 0.7, 0.9, 0.7, None),
+        (256, True, 0.6, 0.4, 0.2, None),
+    ]
     d = rep.disagreement(rows, 64)
     assert d["decisions"] == 2 and d["differs"] == 0.5
     assert d["policy_top_probability"] == pytest.approx(0.8)
