@@ -44,9 +44,8 @@ from lastwill_env.engine import legal_actions, player_view  # noqa: E402
 
 def top_probability(pol, view, legal: list[int]) -> float:
     """The policy's top-move probability over `legal` at `view` (the residual rule applied)."""
-    z = pol._legal_logits(encode_observation_sparse(view), legal, view)
-    p = np.exp(z - z.max())
-    return float(p.max() / p.sum())
+    probs, _ = pol.evaluate(encode_observation_sparse(view), legal, view)
+    return float(probs.max())
 
 
 def tops(pol, rows: list[dict], player: str) -> np.ndarray:
