@@ -46,8 +46,9 @@ def _deal_sets(doc: dict) -> set[str]:
     return {out["header"]["deals"]}  # an arena result
 
 
-GAMES = [p for p in sorted(RESULTS.glob("*.json")) if not p.stem.startswith("speed_")]
+GAMES = [p for p in sorted(RESULTS.glob("*.json")) if not p.stem.startswith(("speed_", "exploit_"))]
 SPEED = [p for p in sorted(RESULTS.glob("*.json")) if p.stem.startswith("speed_")]
+EXPLOITS = [p for p in sorted(RESULTS.glob("*.json")) if p.stem.startswith("exploit_")]
 
 
 @pytest.mark.parametrize("path", GAMES, ids=lambda p: p.stem)
@@ -232,3 +233,62 @@ def test_a_partial_evaluation_is_refused(tmp_path, monkeypatch, capsys):
     part.write_text(json.dumps(doc))
     mod.add("x_ref", part, "lastwill eval ... -s 2026")
     assert json.loads((tmp_path / "results" / "x_ref.json").read_text())["output"] == doc
+
+
+@pytest.mark.parametrize("path", EXPLOITS, ids=lambda p: p.stem)
+def test_an_exploit_result_is_a_whole_exploit_report(path):
+    """The one section off test deals: a `lastwill exploit` report, chosen on its training's
+    evaluations and played again on deals of its own, with its start, bound and cheap bound."""
+    doc = json.loads(path.read_text())
+    assert doc["command"].startswith("lastwill exploit ")
+    out = doc["output"]
+    assert "validation" in out["chosen_on"]
+    assert out["train_state"]["step"] >= out["steps"]
+    assert out["bound"]["win_rate"] >= out["initial"]["win_rate"]
+    assert out["cheap_bound"]["best"]["bot"] in out["cheap_bound"]["tables"]
+
+
+def _exploit_doc(n, start, br, bot, rising=False):
+    def line(rate, lo, hi, **extra):
+        return {"win_rate": rate, "wilson_95": [lo, hi], "games": 1000, **extra}
+
+    best = line(*br, step=250_000)
+    bound = max(best, line(*start, step=0), key=lambda x: x["win_rate"])
+    return {
+        "command": f"lastwill exploit --target ppo:reference -n {n} --seed 5",
+        "output": {
+            "target": "ppo:reference",
+            "num_players": n,
+            "steps": 1_000_000,
+            "initial": line(*start),
+            "best_response": best,
+            "still_rising": rising,
+            "bound": bound,
+            "cheap_bound": {"best": line(*bot[1:], bot=bot[0])},
+            "chosen_on": "validation deals",
+            "train_state": {"step": 1_000_123},
+        },
+    }
+
+
+def test_an_exploit_line_checks_the_higher_bound_against_its_target():
+    mod = _results_doc()
+    two = _exploit_doc(2, (0.5, 0.47, 0.53), (0.45, 0.42, 0.48), ("sprinter", 0.504, 0.473, 0.535))
+    four = _exploit_doc(4, (0.25, 0.22, 0.28), (0.27, 0.245, 0.297), ("racer", 0.2, 0.18, 0.23))
+    five = _exploit_doc(5, (0.2, 0.18, 0.22), (0.2, 0.18, 0.22), ("racer", 0.1, 0.08, 0.12), True)
+    text = mod.exploit_bounds([("a", two), ("b", four), ("c", five)])
+    rows = text.splitlines()[-3:]
+    # 2 players: the sprinter's cheap bound is the higher; its upper end 53.5% is under 55%
+    assert rows[0].endswith(
+        "| sprinter 50.4% [47.3%, 53.5%] | 50.4% [47.3%, 53.5%] | yes (< 55.0%) |"
+    )
+    assert "| 45.0% [42.0%, 48.0%] (250,000) | no |" in rows[0]
+    assert "| 1,000,123 |" in rows[0]
+    # 4 players: the trained bound is higher and its upper end 29.7% is under 30%
+    assert rows[1].endswith("| 27.0% [24.5%, 29.7%] | yes (< 30.0%) |")
+    # no target at 5 players; a curve still rising says so
+    assert rows[2].endswith("| 20.0% [18.0%, 22.0%] |  |")
+    assert "| yes | racer" in rows[2]
+    assert "validation deals of each command's `--seed`" in text
+    worse = _exploit_doc(4, (0.25, 0.22, 0.28), (0.3, 0.27, 0.33), ("racer", 0.2, 0.18, 0.23))
+    assert mod.exploit_bounds([("b", worse)]).splitlines()[-1].endswith("| **no** (< 30.0%) |")
