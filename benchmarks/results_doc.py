@@ -236,9 +236,9 @@ def exploit_bounds(docs: list[tuple[str, dict]]) -> str:
     return (
         command_block(*(d["command"] for _, d in docs))
         + "\n"
-        + "Deals: validation deals of each command's `--seed`, fresh to its run: neither the "
-        "training nor the choice of its best checkpoint played them (an exploit chooses, so it "
-        "never plays test deals).\n"
+        + "Deals: validation deals of a seed drawn from each command's `--seed`, fresh to its "
+        "run: neither the training nor the choice of its best checkpoint played them (an "
+        "exploit chooses, so it never plays test deals).\n"
         + f"Games per table: {', '.join(map(str, games))}.\n\n"
         + "\n".join(lines)
         + "\n"

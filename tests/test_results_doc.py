@@ -289,6 +289,6 @@ def test_an_exploit_line_checks_the_higher_bound_against_its_target():
     # no target at 5 players; a curve still rising says so
     assert rows[2].endswith("| 20.0% [18.0%, 22.0%] |  |")
     assert "| yes | racer" in rows[2]
-    assert "validation deals of each command's `--seed`" in text
+    assert "validation deals of a seed drawn from each command's `--seed`" in text
     worse = _exploit_doc(4, (0.25, 0.22, 0.28), (0.3, 0.27, 0.33), ("racer", 0.2, 0.18, 0.23))
     assert mod.exploit_bounds([("b", worse)]).splitlines()[-1].endswith("| **no** (< 30.0%) |")
