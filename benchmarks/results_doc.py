@@ -455,7 +455,9 @@ SECTIONS = (
         "as the training's evaluations chose it, are played again on fresh deals, and the "
         "better of the two is the trained bound, never below the start. The cheap bound is the "
         "best panel bot alone against the same copies. The issue's targets: under 55% at 2 "
-        "players and under 30% at 4, read on the upper Wilson end of the higher bound.",
+        "players and under 30% at 4, read on the upper Wilson end of the higher bound. These "
+        "bound only what `lastwill exploit` trains: the search over the reference (the "
+        "sections above) beats the reference by more at 2 and 4 players.",
     ),
     (
         "The sprinter against the racer",
