@@ -14,7 +14,17 @@ critics, each alone against the same two references:
 `--players` and `--table` keep one table of each log (a log of several counts or panels;
 `--table-b` names log B's table where its name differs, as `vs_ppo:reference` and
 `vs_ppo:agents/policies/reference.npz` do);
-`--a` and `--b` default to the player each log seats alone (against n-1 copies). Prints the
+`--a` and `--b` default to the player each log seats alone (against n-1 copies).
+
+With one log, the two players are two entrants of its games (a head-to-head evaluation: the
+player alone against one copy of the other at 2 players): `--a` defaults to the player the
+evaluation's header names (else the one seated alone) and `--b` to the one other entrant;
+every game pairs with itself, so the difference is over the log's deals and McNemar's test
+(2 players) pairs each deal's two seatings.
+
+    python benchmarks/paired_logs.py docs/results/games/vf2s08_2p_ref_test.jsonl --players 2
+
+Prints the
 win rates over the paired games, the difference with its paired bootstrap 95% interval over
 deals and McNemar's exact test over the paired games; `--json` prints one JSON object (with
 the deal set and seed of the logs' headers). A log that cannot be read, two logs of different
@@ -86,7 +96,12 @@ def deal_set(header_a: dict, header_b: dict) -> dict:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("log_a", help="the log where player A plays")
-    ap.add_argument("log_b", help="the log where player B plays, on the same schedule")
+    ap.add_argument(
+        "log_b",
+        nargs="?",
+        default=None,
+        help="the log where player B plays, on the same schedule (none: B is in log A's games)",
+    )
     ap.add_argument("--a", default=None, help="player A's spec (default: the one seated alone)")
     ap.add_argument("--b", default=None, help="player B's spec (default: the one seated alone)")
     ap.add_argument("--players", type=int, default=None, help="keep the games of this count")
@@ -98,22 +113,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     args = ap.parse_args(argv)
     try:
-        header_a, rows_a = _read(args.log_a, "log A")
-        header_b, rows_b = _read(args.log_b, "log B")
-        header = deal_set(header_a, header_b)
-        rows_a = kept(rows_a, args.players, args.table)
-        rows_b = kept(rows_b, args.players, args.table_b or args.table)
-        for rows, path in ((rows_a, args.log_a), (rows_b, args.log_b)):
-            if not rows:
-                raise ValueError(f"{path} holds no game of the table asked for")
-        a = args.a or _first_entrant(rows_a)
-        b = args.b or _first_entrant(rows_b)
-        result = compare(rows_a, rows_b, a, b, seed=args.seed)
-        if not result["games"]:
-            raise ValueError(
-                f"no game is in both logs with {a!r} in log A and {b!r} in log B: "
-                "are they the same schedule (seed, deals, count, opponents)?"
-            )
+        if args.log_b is None:
+            header, a, b, result = _one_log(args)
+        else:
+            header, a, b, result = _two_logs(args)
     except ValueError as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
@@ -125,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         log_b=args.log_b,
         players=args.players,
         table=args.table,
-        table_b=args.table_b or args.table,
+        table_b=(args.table_b or args.table) if args.log_b else None,
     )
     if args.json:
         print(json.dumps(result))
@@ -134,6 +137,50 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{result['games']} paired games over {result['deals']} deals: {rates}")
     print(result["verdict"])
     return 0
+
+
+def _two_logs(args: argparse.Namespace) -> tuple[dict, str, str, dict]:
+    """Player A in log A's games against player B in log B's twins of them."""
+    header_a, rows_a = _read(args.log_a, "log A")
+    header_b, rows_b = _read(args.log_b, "log B")
+    header = deal_set(header_a, header_b)
+    rows_a = kept(rows_a, args.players, args.table)
+    rows_b = kept(rows_b, args.players, args.table_b or args.table)
+    for rows, path in ((rows_a, args.log_a), (rows_b, args.log_b)):
+        if not rows:
+            raise ValueError(f"{path} holds no game of the table asked for")
+    a = args.a or _first_entrant(rows_a)
+    b = args.b or _first_entrant(rows_b)
+    result = compare(rows_a, rows_b, a, b, seed=args.seed)
+    if not result["games"]:
+        raise ValueError(
+            f"no game is in both logs with {a!r} in log A and {b!r} in log B: "
+            "are they the same schedule (seed, deals, count, opponents)?"
+        )
+    return header, a, b, result
+
+
+def _one_log(args: argparse.Namespace) -> tuple[dict, str, str, dict]:
+    """Two entrants of the same games of one log."""
+    if args.table_b is not None:
+        raise ValueError("--table-b names log B's table: give log B, or leave --table-b out")
+    header, rows = _read(args.log_a, "log A")
+    rows = kept(rows, args.players, args.table)
+    if not rows:
+        raise ValueError(f"{args.log_a} holds no game of the table asked for")
+    seated = {s for r in rows for s in r["seating"]}
+    evaluated = header.get("spec")  # an evaluation log's player, whatever the count
+    a = args.a or (evaluated if evaluated in seated else _first_entrant(rows))
+    others = sorted(seated - {a})
+    if args.b is None and len(others) != 1:
+        raise ValueError(f"the games seat {len(others)} players besides {a!r}: give --b")
+    b = args.b or others[0]
+    if a == b:
+        raise ValueError(f"--a and --b name the same player {a!r}: give two entrants")
+    result = paired_comparison(rows, a, b, seed=args.seed)
+    if not result["games"]:
+        raise ValueError(f"no game of {args.log_a} seats both {a!r} and {b!r}")
+    return {"deals": header.get("deals"), "seed": header.get("seed")}, a, b, result
 
 
 def _first_entrant(rows: list[dict]) -> str:

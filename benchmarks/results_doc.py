@@ -425,13 +425,15 @@ SECTIONS = (
         "fifth column checks; each count is its own command and log.",
     ),
     (
-        "The two searches on the same games",
+        "Paired comparisons of the searches",
         "paired_",
-        "The search over `ref_vf1` and the search over the reference's own critic never met: "
+        "`benchmarks/paired_logs.py` on the committed game logs. With two logs, two players that "
+        "never met: the search over `ref_vf1` and the search over the reference's own critic "
         "each played alone against the same references on the same test games (the same deal, "
-        "seat rotation and opponents' seeds), so `benchmarks/paired_logs.py` pairs them game by "
-        "game. The interval is a paired bootstrap over deals; McNemar's exact test is over the "
-        "paired games.",
+        "seat rotation and opponents' seeds), paired game by game. With one log, its two "
+        "players on its own games (a 2-player evaluation is a head-to-head). The interval is a "
+        "paired bootstrap over deals; McNemar's exact test is over the paired games (in one "
+        "2-player log, each deal's two seatings).",
     ),
     (
         "The search against the sprinter",

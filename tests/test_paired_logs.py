@@ -27,8 +27,10 @@ def _row(game: int, deal: int, rot: int, me: str, won: bool, table: str = "vs_x"
     }
 
 
-def _log(path, rows: list[dict], deals: str = "test") -> str:
+def _log(path, rows: list[dict], deals: str = "test", spec: str | None = None) -> str:
     header = {"type": "header", "deals": deals, "seed": 2026}
+    if spec is not None:
+        header["spec"] = spec
     path.write_text("\n".join(json.dumps(r) for r in [header, *rows]) + "\n")
     return str(path)
 
@@ -83,3 +85,56 @@ def test_a_row_that_is_not_a_game_is_a_clear_error(tmp_path, capsys):
     lb = _log(tmp_path / "c.jsonl", [{**_row(0, 0, 0, "B", True), "seating": "B"}])
     assert paired.main([la, lb]) == 2
     assert "'seating' must list player specs" in capsys.readouterr().err
+
+
+def _h2h_row(game: int, deal: int, rot: int, a_wins: bool) -> dict:
+    seating = ["A", "R"] if rot == 0 else ["R", "A"]
+    winner = seating.index("A") if a_wins else seating.index("R")
+    return {
+        "game": game,
+        "deal": deal,
+        "deal_seed": 1000 + deal,
+        "seating_index": rot,
+        "seating": seating,
+        "num_players": 2,
+        "config": {"num_players": 2, "starting_money": 70, "board_spaces": 5},
+        "actions": [],
+        "table": "vs_R",
+        "winner": winner,
+        "ranks": [1, 2] if winner == 0 else [2, 1],
+        "error": None,
+    }
+
+
+def test_one_log_compares_its_two_entrants_on_its_own_deals(tmp_path, capsys):
+    """A head-to-head evaluation log: A (its header's player) against the one other entrant,
+    per deal; McNemar
+    pairs each deal's two seatings (A wins both seatings of deals 0-11, one of deals 12-19)."""
+    rows = [_h2h_row(2 * d + r, d, r, d < 12 or r == 0) for d in range(20) for r in range(2)]
+    log = _log(tmp_path / "h2h.jsonl", rows, spec="A")
+    assert paired.main([log, "--players", "2", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["a"], out["b"], out["games"], out["deals"]) == ("A", "R", 40, 20)
+    assert out["a_value"] == 0.8 and abs(out["diff"] - 0.6) < 1e-12
+    assert out["mcnemar"]["a_only"] == 12 and out["mcnemar"]["b_only"] == 0
+    assert out["better"] == "A" and out["log_b"] is None and out["table_b"] is None
+    # the players the other way round: the same games, the difference negated
+    assert paired.main([log, "--a", "R", "--b", "A", "--json"]) == 0
+    back = json.loads(capsys.readouterr().out)
+    assert abs(back["diff"] + 0.6) < 1e-12 and back["better"] == "A"
+
+
+def test_one_log_refuses_what_it_cannot_pair(tmp_path, capsys):
+    rows = [_row(2 * d + r, d, r, "A", r == 0) for d in range(4) for r in range(2)]
+    log = _log(tmp_path / "three.jsonl", rows)
+    # three-player games of A against two copies of x: B defaults to x, the one other entrant
+    assert paired.main([log, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["b"] == "x"
+    for argv, says in (
+        ([log, "--b", "A"], "same player"),
+        ([log, "--b", "nobody"], "seats both"),
+        ([log, "--table-b", "vs_y"], "--table-b names log B's table"),
+        ([log, "--table", "vs_y"], "no game of the table"),
+    ):
+        assert paired.main(argv) == 2
+        assert says in capsys.readouterr().err
