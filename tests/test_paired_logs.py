@@ -9,22 +9,28 @@ from lab_scripts import load_script
 paired = load_script("benchmarks/paired_logs.py")
 
 
-def _row(game: int, deal: int, rot: int, me: str, won: bool, table: str = "vs_x") -> dict:
-    seating = [me, "x", "x"]
+def _game(game: int, deal: int, rot: int, seating: list[str], winner: int, table: str) -> dict:
+    """A finished game row: the winner ranks first, the others in seat order after it."""
+    n = len(seating)
+    others = iter(range(2, n + 1))
     return {
         "game": game,
         "deal": deal,
         "deal_seed": 1000 + deal,
         "seating_index": rot,
         "seating": seating,
-        "num_players": 3,
-        "config": {"num_players": 3, "starting_money": 70, "board_spaces": 5},
+        "num_players": n,
+        "config": {"num_players": n, "starting_money": 70, "board_spaces": 5},
         "actions": [],
         "table": table,
-        "winner": 0 if won else 1,
-        "ranks": [1, 2, 3] if won else [2, 1, 3],
+        "winner": winner,
+        "ranks": [1 if seat == winner else next(others) for seat in range(n)],
         "error": None,
     }
+
+
+def _row(game: int, deal: int, rot: int, me: str, won: bool, table: str = "vs_x") -> dict:
+    return _game(game, deal, rot, [me, "x", "x"], 0 if won else 1, table)
 
 
 def _log(path, rows: list[dict], deals: str = "test", spec: str | None = None) -> str:
@@ -89,21 +95,7 @@ def test_a_row_that_is_not_a_game_is_a_clear_error(tmp_path, capsys):
 
 def _h2h_row(game: int, deal: int, rot: int, a_wins: bool) -> dict:
     seating = ["A", "R"] if rot == 0 else ["R", "A"]
-    winner = seating.index("A") if a_wins else seating.index("R")
-    return {
-        "game": game,
-        "deal": deal,
-        "deal_seed": 1000 + deal,
-        "seating_index": rot,
-        "seating": seating,
-        "num_players": 2,
-        "config": {"num_players": 2, "starting_money": 70, "board_spaces": 5},
-        "actions": [],
-        "table": "vs_R",
-        "winner": winner,
-        "ranks": [1, 2] if winner == 0 else [2, 1],
-        "error": None,
-    }
+    return _game(game, deal, rot, seating, seating.index("A" if a_wins else "R"), "vs_R")
 
 
 def test_one_log_compares_its_two_entrants_on_its_own_deals(tmp_path, capsys):
