@@ -34,6 +34,7 @@ from __future__ import annotations
 
 import bisect
 import itertools
+import json
 import os
 import time
 from collections import deque
@@ -268,6 +269,18 @@ def _from(
         skip = 0
 
 
+def _check_play(games: int, workers: int, deals: str) -> None:
+    """The options of :func:`play_tables` that no table checks (`EvalError` naming a bad one)."""
+    try:
+        check_deals(deals)
+    except ValueError as e:
+        raise EvalError(str(e)) from None
+    if games < 1:
+        raise EvalError(f"games must be at least 1 per table, got {games}")
+    if workers < 1:
+        raise EvalError(f"workers must be at least 1, got {workers}")
+
+
 def play_tables(
     tables: Sequence[Table],
     games: int,
@@ -289,14 +302,7 @@ def play_tables(
     ``table``. ``trusted``: the tables' specs are the caller's own (`agents.registry.trusting`,
     docs/TRUST.md). ``skip``: the first games already played (a resumed log) are left out;
     ``on_start`` gets the number of games to play."""
-    try:
-        check_deals(deals)
-    except ValueError as e:
-        raise EvalError(str(e)) from None
-    if games < 1:
-        raise EvalError(f"games must be at least 1 per table, got {games}")
-    if workers < 1:
-        raise EvalError(f"workers must be at least 1, got {workers}")
+    _check_play(games, workers, deals)
     schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
     if on_start is not None:
         on_start(sum(len(tasks) for _, tasks in schedules) - skip)
@@ -339,23 +345,40 @@ def play_logged(
     header: dict[str, Any],
     *,
     on_note: Callable[[str], None] | None = None,
+    resume: bool = False,
     **play: Any,
 ) -> list[dict[str, Any]]:
     """:func:`play_tables` (``play`` its options), each game also written to a new game log at
     ``out`` as it ends, ``header`` first (:class:`agents.rowlog.RowLog`; ``on_note`` is told
-    when the log moves to a fallback file). The destination is checked before any game: an
-    existing file or a directory is refused (`EvalError`). No log when ``out`` is None."""
+    when the log moves to a fallback file or drops a torn line). The destination is checked
+    before any game: an existing file or a directory is refused (`EvalError`). With
+    ``resume``, an existing log is continued instead: its header must equal ``header`` (every
+    entry) and each of its games must be the one the schedule plays there, as ``lastwill eval
+    --resume`` checks them; the games it holds are returned with the new ones, which are
+    appended. No log when ``out`` is None."""
     if out is None:
+        if resume:
+            raise EvalError("resume needs the log to continue: pass out=PATH (--out PATH)")
         return play_tables(tables, games, **play)
-    if "on_game" in play:
-        raise TypeError("play_logged writes each game itself; it takes no on_game")
+    if "on_game" in play or "skip" in play:
+        raise TypeError("play_logged writes each game itself; it takes no on_game or skip")
+    say = on_note or (lambda text: None)
+    _check_play(games, play.get("workers", 1), play.get("deals", TEST))
+    schedule = {
+        k: play[k] for k in ("seed", "deals", "starting_money", "board_spaces") if k in play
+    }
+    schedules = table_schedules(tables, games, **schedule)
+    header = json.loads(json.dumps(header))  # as a resumed log's header reads back
+    keys = tuple(k for k in header if k != "type")
+    done, good = _check_log(
+        Path(out), resume, header, schedules, say, keys, str(header.get("kind")), "game log"
+    )
     try:
-        check_destination(out, "game log", hint="choose another --out")
-        log = RowLog(out, header, on_note=on_note)
+        log = RowLog(out, header, rows=done, good=good, on_note=say)
     except DestinationError as e:
         raise EvalError(str(e)) from None
     try:
-        return play_tables(tables, games, on_game=log.write, **play)
+        return done + play_tables(tables, games, on_game=log.write, skip=len(done), **play)
     finally:
         log.close()
 
@@ -563,16 +586,20 @@ def _check_log(
     header: dict[str, Any],
     schedules: list[tuple[Table, ScheduleTasks]],
     say: Callable[[str], None],
+    keys: Sequence[str] = EVAL_HEADER_KEYS,
+    command: str = "lastwill eval",
+    what: str = "evaluation log",
 ) -> tuple[list[dict[str, Any]], int | None]:
     """Before any game: the destination is checked (an existing file only with ``resume``),
     temporary files that killed writes of it left are removed, and a log to resume is read
-    and verified. Returns ``(rows already logged, size of its intact part or None)``."""
+    and verified (its header's ``keys`` against ``header``; ``command`` wrote it). Returns
+    ``(rows already logged, size of its intact part or None)``."""
     try:
         check_destination(
             path,
-            "evaluation log",
+            what,
             exists_ok=resume,
-            hint="pass --resume to continue that evaluation, or choose another --out",
+            hint=f"pass --resume to continue that {what}, or choose another --out",
         )
     except DestinationError as e:
         raise EvalError(str(e)) from None
@@ -580,7 +607,7 @@ def _check_log(
         say(f"removed {left}, a temporary file left by an interrupted write of {path}")
     if not (resume and path.exists()):
         return [], None
-    return _read_log(path, header, schedules, say)
+    return _read_log(path, header, schedules, say, keys, command, what)
 
 
 def _read_log(
@@ -588,9 +615,12 @@ def _read_log(
     header: dict[str, Any],
     schedules: list[tuple[Table, ScheduleTasks]],
     say: Callable[[str], None],
+    keys: Sequence[str] = EVAL_HEADER_KEYS,
+    command: str = "lastwill eval",
+    what: str = "evaluation log",
 ) -> tuple[list[dict[str, Any]], int | None]:
-    """The games of the evaluation log at ``path``, each checked against ``schedules`` (its
-    header against ``header``); reads only. Returns ``(rows, size of its intact part)``."""
+    """The games of the log at ``path``, each checked against ``schedules`` (its header's
+    ``keys`` against ``header``); reads only. Returns ``(rows, size of its intact part)``."""
     counts = [len(tasks) for _, tasks in schedules]
     ends = list(itertools.accumulate(counts))
 
@@ -602,12 +632,10 @@ def _read_log(
         return tasks[k - ends[i] + counts[i]], {"table": table.name}
 
     def check(found: dict[str, Any], not_log: str) -> None:
-        check_same_header(path, found, header, EVAL_HEADER_KEYS, "evaluation")
+        check_same_header(path, found, header, keys, what)
 
     try:
-        _, rows, good, notes = read_for_resume(
-            path, check, expect, "lastwill eval", "evaluation log"
-        )
+        _, rows, good, notes = read_for_resume(path, check, expect, command, what)
     except ArenaError as e:
         raise EvalError(str(e)) from None
     for text in notes:

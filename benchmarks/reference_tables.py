@@ -11,9 +11,10 @@ Each line gives the first entrant's wins, win rate, Wilson 95% interval and chan
 the interval clears chance in the wanted direction. `--json` prints one JSON object; `--markdown`
 the table of docs/RESULTS.md. The games go to `--out` as JSONL, a new file: a header with the
 settings and the tables, then one arena row per game as it finishes, each with its `table` (so
-two logs on the same deals can be paired, `benchmarks/paired_logs.py`). The tables are
-reported figures, so they play test deals (`agents.deals`), never the validation deals that
-training and screening chose on; `--deals validation` is there for screening only.
+two logs on the same deals can be paired, `benchmarks/paired_logs.py`); `--resume` continues
+an interrupted log of the same run, checked game by game, and plays only what it lacks. The
+tables are reported figures, so they play test deals (`agents.deals`), never the validation
+deals that training and screening chose on; `--deals validation` is there for screening only.
 
     python benchmarks/reference_tables.py --policy ppo:agents/policies/reference.npz \\
         --players 2,3,4,5 --games 1000 --workers 2 --seed 2026 --out runs/eval/ref_tables.jsonl
@@ -113,6 +114,7 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--no-reverse", action="store_true", help="only the policy-alone tables")
     ap.add_argument("--out", help="JSONL log of the games (a new file)")
+    ap.add_argument("--resume", action="store_true", help="continue the --out log of the same run")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
     args = ap.parse_args()
@@ -139,6 +141,9 @@ def main() -> int:
         return 2
     if args.games < 1 or args.workers < 1:
         print("error: --games and --workers must be at least 1", file=sys.stderr)
+        return 2
+    if args.resume and args.out is None:
+        print("error: --resume needs --out, the log to continue", file=sys.stderr)
         return 2
     try:
         for spec in dict.fromkeys([args.policy, *panel]):
@@ -171,6 +176,7 @@ def main() -> int:
             args.out,
             header,
             on_note=lambda text: print(text, file=sys.stderr),
+            resume=args.resume,
             seed=args.seed,
             deals=args.deals,
             workers=args.workers,

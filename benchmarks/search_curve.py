@@ -16,7 +16,9 @@ gives). Validation deals, because choosing a budget is screening; report figures
 deals (`--deals test`). `--json` prints one JSON object. `--out PATH` logs every game as it
 finishes (JSONL: a header with the settings, then one arena row per game, each with its
 `table` and deal), so two screens on the same deals can be paired game by game; an existing
-file is refused before any game is played.
+file is refused before any game is played. `--resume` continues such a log, interrupted, with
+the same options (its header and every game it holds are checked, as `lastwill eval --resume`
+checks them), playing only the games it lacks; the result is over all of them.
 
     python benchmarks/search_curve.py --games 200 --sims 16,64,256,1024 --workers 2
 """
@@ -122,6 +124,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--out", default=None, help="log every game to this new JSONL file")
+    ap.add_argument(
+        "--resume", action="store_true", help="continue the --out log of the same screen"
+    )
     args = ap.parse_args(argv)
     try:
         budgets = int_list(args.sims, "--sims")
@@ -134,6 +139,8 @@ def main(argv: list[str] | None = None) -> int:
         )
     if args.games < 1 or args.workers < 1:
         ap.error("--games and --workers must be at least 1")
+    if args.resume and args.out is None:
+        ap.error("--resume needs --out, the log to continue")
     ts = tables(args.policy, budgets, counts, args.c_puct, args.ptemp, args.sure)
     t0 = time.perf_counter()
     try:
@@ -145,6 +152,7 @@ def main(argv: list[str] | None = None) -> int:
             args.out,
             header(args, ts),
             on_note=lambda text: print(text, file=sys.stderr),
+            resume=args.resume,
             seed=args.seed,
             deals=args.deals,
             workers=args.workers,

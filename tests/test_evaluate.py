@@ -201,3 +201,46 @@ def test_play_logged_writes_the_header_then_every_game(tmp_path):
     with pytest.raises(ev.EvalError, match="directory"):
         ev.play_logged(tables, 2, tmp_path, header, seed=3, deals="validation")
     assert len(out.read_text().splitlines()) == 3
+
+
+def test_play_logged_resume_plays_only_what_the_log_lacks(tmp_path):
+    tables = [
+        ev.Table("vs_random", 2, ("greedy@me", "random")),
+        ev.Table("r", 3, ("greedy@me",) * 3),
+    ]
+    header = ev.log_header("demo", tables, seed=3, deals="validation")
+    play = {"seed": 3, "deals": "validation"}
+    whole = tmp_path / "whole.jsonl"
+    full = ev.play_logged(tables, 3, whole, header, **play)
+    lines = whole.read_text().splitlines(keepends=True)
+    out = tmp_path / "cut.jsonl"
+    out.write_text("".join(lines[:3]) + '{"game": 2, "torn')  # killed in the third game
+    notes: list[str] = []
+    played: list[dict] = []
+    real = ev.play_tables
+    spy = lambda *a, **k: played.extend(real(*a, **k)) or played  # noqa: E731
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ev, "play_tables", spy)
+        rows = ev.play_logged(tables, 3, out, header, resume=True, on_note=notes.append, **play)
+    assert len(played) == len(full) - 2 and rows == full  # the two logged games are kept
+    assert out.read_text() == whole.read_text()
+    assert any("torn" in n for n in notes)
+    # a whole log plays nothing and stays as it is
+    assert ev.play_logged(tables, 3, out, header, resume=True, **play) == full
+    assert out.read_text() == whole.read_text()
+
+
+def test_play_logged_resume_refuses_another_runs_log(tmp_path):
+    tables = [ev.Table("vs_random", 2, ("greedy@me", "random"))]
+    header = ev.log_header("demo", tables, seed=3, deals="validation")
+    out = tmp_path / "games.jsonl"
+    ev.play_logged(tables, 2, out, header, seed=3, deals="validation")
+    before = out.read_bytes()
+    other = ev.log_header("demo", tables, seed=4, deals="validation")
+    with pytest.raises(ev.EvalError, match="seed: log has 3, this run has 4"):
+        ev.play_logged(tables, 2, out, other, resume=True, seed=4, deals="validation")
+    with pytest.raises(ev.EvalError, match="resume needs the log"):
+        ev.play_logged(tables, 2, None, header, resume=True, seed=3, deals="validation")
+    with pytest.raises(ev.EvalError, match="at least 1"):
+        ev.play_logged(tables, 0, tmp_path / "new.jsonl", header, seed=3, deals="validation")
+    assert out.read_bytes() == before and not (tmp_path / "new.jsonl").exists()

@@ -62,6 +62,7 @@ def test_bad_input_is_refused() -> None:
         (["--panel", ","], "--panel"),
         (["--panel", "nosuchbot"], "nosuchbot"),
         (["--policy", "random", "--panel", "random"], "display name"),
+        (["--resume"], "--resume needs --out"),
     ):
         out = _run(*args, "--games", "1")
         assert out.returncode == 2 and word in out.stderr, (args, out.stderr)

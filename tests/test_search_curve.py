@@ -55,3 +55,22 @@ def test_the_search_options_reach_every_searcher_and_the_header(curve):
     assert all(t.entrants[1:] == (f"ppo:{REF}",) * (t.num_players - 1) for t in ts)
     plain = curve.tables(REF, [8], [2], 1.5)
     assert plain[0].entrants[0] == f"mcts:policy={REF}:sims=8:c_puct=1.5"  # defaults unsaid
+
+
+def test_resume_continues_an_interrupted_screen(curve, tmp_path, capsys):
+    args = ["--sims", "1", "--players", "2", "--games", "4", "--json"]
+    whole = tmp_path / "whole.jsonl"
+    assert curve.main([*args, "--out", str(whole)]) == 0
+    expected = json.loads(capsys.readouterr().out)["tables"]
+    out = tmp_path / "cut.jsonl"
+    out.write_text("".join(whole.read_text().splitlines(keepends=True)[:3]))
+    assert curve.main([*args, "--out", str(out), "--resume"]) == 0
+    assert json.loads(capsys.readouterr().out)["tables"] == expected
+    assert out.read_text() == whole.read_text()
+    # another screen's log is refused, untouched; --resume alone names what it needs
+    assert curve.main([*args, "--seed", "1", "--out", str(out), "--resume"]) == 2
+    assert "seed: log has 0, this run has 1" in capsys.readouterr().err
+    assert out.read_text() == whole.read_text()
+    with pytest.raises(SystemExit) as e:
+        curve.main([*args, "--resume"])
+    assert e.value.code == 2 and "--resume needs --out" in capsys.readouterr().err
