@@ -323,6 +323,30 @@ def test_a_run_that_never_trains_the_critic_keeps_its_scale(tmp_path: Path):
     assert LeafEvaluator(pol, meta).shaping == ref["shaping"]
 
 
+def test_a_collecting_run_searches_over_the_start_network_every_iteration(tmp_path: Path):
+    run, learner = tmp_path / "collect", tmp_path / "learn"
+    st = expert(tiny(run, iterations=2, epochs=0))
+    expert(tiny(learner, iterations=2))
+    assert st["iteration"] == 2 and "policy_loss" not in st["history"][1]
+    ckpts = sorted(p.name for p in (run / "checkpoints").iterdir())
+    assert ckpts == ["iter_0.json", "iter_0.npz", "iter_0.pt"]  # only the start
+    assert sorted(p.name for p in (run / "eval").iterdir()) == ["iter_0.jsonl"]
+    # iteration 2 searched over the start, as iteration 1 did; the learner's over its update
+    same_seed = tmp_path / "again"
+    expert(tiny(same_seed, iterations=2, epochs=0))
+    for k in (1, 2):
+        a = (run / f"samples/iter_{k}.npz").read_bytes()
+        assert a == (same_seed / f"samples/iter_{k}.npz").read_bytes()
+    first, second = (
+        {k: v for k, v in np.load(d / "samples/iter_2.npz").items()} for d in (run, learner)
+    )
+    assert not all(np.array_equal(first[k], second[k]) for k in first)
+    # it resumes without learner states, and more iterations only add samples
+    st = expert(tiny(run, iterations=3, epochs=0), resume=True)
+    assert st["iteration"] == 3 and (run / "samples/iter_3.npz").exists()
+    assert not (run / "checkpoints/iter_3.npz").exists()
+
+
 def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
     a, b = tmp_path / "a", tmp_path / "b"
     expert(tiny(a, iterations=1))
@@ -334,6 +358,7 @@ def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
     "over, says",
     [
         ({"sims": 0}, "sims=0 is not allowed; use an integer from 1"),
+        ({"epochs": -1}, "epochs=-1 is not allowed; use an integer from 0 to 1000"),
         ({"num_players": [6]}, "num_players=[6] is not allowed"),
         ({"player_weights": [1.0, 1.0]}, "player_weights="),
         ({"learning_rate": float("nan")}, "learning_rate=nan is not allowed"),

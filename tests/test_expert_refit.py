@@ -94,6 +94,8 @@ def test_bad_refits_are_refused_and_write_nothing(run, tmp_path):
         refit(run, [1], tmp_path / "x.npz", "argmax")
     with pytest.raises(RefitError, match="learning_rate=-1.0 is not allowed"):
         refit(run, [1], tmp_path / "x.npz", learning_rate=-1.0)
+    with pytest.raises(RefitError, match="epochs=0 would fit nothing"):
+        refit(run, [1], tmp_path / "x.npz", epochs=0)
     with pytest.raises(RefitError, match="not an expert-iteration run"):
         refit(tmp_path, [1], tmp_path / "x.npz")
     assert not (tmp_path / "x.npz").exists()
@@ -114,3 +116,10 @@ def test_the_command_fits_and_refuses_bad_input_with_exit_code_2(run, tmp_path):
     assert r.exit_code == 2 and "exists; choose a new path" in r.output
     r = CliRunner().invoke(app, [*args[:4], "1,x", "--out", str(tmp_path / "y.npz")])
     assert r.exit_code == 2 and "--samples '1,x' is not allowed" in r.output
+    r = CliRunner().invoke(app, [*args[:4], "2-1", "--out", str(tmp_path / "y.npz")])
+    assert r.exit_code == 2 and "spans such as 1-40" in r.output
+    span = tmp_path / "span.npz"
+    r = CliRunner().invoke(app, [*args[:4], "1-2", "--out", str(span), "--epochs", "1"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(span.with_suffix(".json").read_text())["samples"]["iterations"] == [1, 2]
+    assert not (tmp_path / "y.npz").exists()

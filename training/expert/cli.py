@@ -31,11 +31,20 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return dict(data)
 
 
-def _ints(name: str, text: str) -> list[int]:
+def _ints(name: str, text: str, spans: bool = False) -> list[int]:
+    """The comma-separated integers of option `name`; with `spans`, `A-B` stands for A to B."""
+    out: list[int] = []
     try:
-        return [int(x) for x in text.split(",") if x.strip()]
+        for part in (x.strip() for x in text.split(",")):
+            lo, dash, hi = part.partition("-") if spans else (part, "", "")
+            if dash and lo.strip() and int(lo) <= int(hi):
+                out.extend(range(int(lo), int(hi) + 1))
+            elif part:
+                out.append(int(part))
     except ValueError:
-        fail(f"--{name.replace('_', '-')} {text!r} is not allowed; give comma-separated integers")
+        allowed = "comma-separated integers" + (" or spans such as 1-40" if spans else "")
+        fail(f"--{name.replace('_', '-')} {text!r} is not allowed; give {allowed}")
+    return out
 
 
 def _settings(config: Path | None, flags: dict[str, Any], resume: bool) -> ExpertConfig:
@@ -160,7 +169,9 @@ def expert_cmd(
 @app.command("expert-fit")
 def expert_fit_cmd(
     run_dir: Annotated[str, typer.Option(help="The expert-iteration run whose samples to learn")],
-    samples: Annotated[str, typer.Option(help="Iterations whose samples to learn, e.g. 1,2,3")],
+    samples: Annotated[
+        str, typer.Option(help="Iterations whose samples to learn, e.g. 1,2,3 or 1-40")
+    ],
     out: Annotated[Path, typer.Option(help="The checkpoint to write (.npz; never replaced)")],
     target: Annotated[
         str, typer.Option(help="visits (the visit distribution) or best (its most visited move)")
@@ -187,7 +198,9 @@ def expert_fit_cmd(
         "seed": seed,
     }
     try:
-        losses = refit(Path(run_dir), _ints("samples", samples), out, target, **settings)
+        losses = refit(
+            Path(run_dir), _ints("samples", samples, spans=True), out, target, **settings
+        )
     except RefitError as e:
         fail(str(e))
     shown = ", ".join(f"{k} {v:.4g}" for k, v in losses.items())

@@ -31,7 +31,7 @@ _INTS = (
     ("sims", 1, 100_000),
     ("fast_sims", 1, 100_000),
     ("explore", 0, 10_000),
-    ("epochs", 1, 1000),
+    ("epochs", 0, 1000),
     ("batch_size", 1, 1_000_000),
     ("buffer", 1, 1000),
     ("eval_every", 0, 100_000),
@@ -76,7 +76,7 @@ class ExpertConfig:
     explore: int = 8  # each seat's first decisions drawn by visits (then the most visited)
     num_players: list[int] = field(default_factory=lambda: list(PLAYER_COUNTS))
     player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 1.0, 1.0])
-    epochs: int = 2
+    epochs: int = 2  # 0: the run only collects samples (training.expert.loop)
     batch_size: int = 256
     learning_rate: float = 1e-4
     vf_coef: float = 0.5

@@ -22,6 +22,12 @@ Iteration k (1, 2, ...):
    search) plays the panel `eval_bots` at `eval_num_players` on validation deals
    (`training.train.evaluate`); the best score so far is copied to `best.*`.
 
+With `epochs = 0` the run only collects: the network never learns, every iteration's search
+runs over the start network itself, no checkpoint but `iter_0` is written and only the start
+is evaluated, so the samples of any number of iterations come from one teacher and can be
+pooled by `lastwill expert-fit` (`training.expert.refit`), for example to see whether more of
+them carry the search's gain.
+
 `state.json` records the last finished iteration; `--resume` continues after it (an iteration
 interrupted part-way is played again from its own seeds, so it gives the same samples).
 TensorBoard (`tb/`): the losses before and after each update, the search's disagreement with
@@ -115,7 +121,7 @@ def _train_config(cfg: ExpertConfig, pol) -> Any:
         shaping=0.0,
         learning_rate=float(cfg.learning_rate),
         batch_size=cfg.batch_size,
-        n_epochs=cfg.epochs,
+        n_epochs=max(1, cfg.epochs),  # a collecting run (epochs = 0) saves only the start
         num_players=list(cfg.num_players),
         player_weights=[float(w) for w in cfg.player_weights],
         eval_bots=list(cfg.eval_bots),
@@ -142,7 +148,7 @@ def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
     tcfg = _train_config(cfg, pol)
     model = _from_start(cfg, tcfg)
     opt = make_optimizer(model, tcfg)
-    if st["iteration"] > 0:
+    if st["iteration"] > 0 and not _collecting(cfg):
         learner = torch.load(_ckpt(run, st["iteration"]).with_suffix(".pt"), weights_only=True)
         model.load_state_dict(learner["model"])
         opt.load_state_dict(learner["optimizer"])
@@ -168,6 +174,11 @@ def _start_network(cfg: ExpertConfig, tcfg):
     for p in net.parameters():
         p.requires_grad_(False)
     return net
+
+
+def _collecting(cfg: ExpertConfig) -> bool:
+    """A run that only collects samples (`epochs = 0`, module docstring)."""
+    return cfg.epochs == 0
 
 
 def _ckpt(run: Path, it: int) -> Path:
@@ -208,7 +219,7 @@ def _save(run: Path, it: int, model, opt, tcfg, cfg: ExpertConfig) -> Path:
 
 
 def _searcher_settings(cfg: ExpertConfig, run: Path, it: int) -> dict[str, Any]:
-    path = cfg.init_policy if it == 1 else str(_ckpt(run, it - 1))
+    path = cfg.init_policy if it == 1 or _collecting(cfg) else str(_ckpt(run, it - 1))
     return {
         "policy": path,
         "sims": cfg.sims,
@@ -340,21 +351,12 @@ def _iteration(cfg, run, it, model, opt, tcfg, st, writer, notify) -> None:
     data, speed = self_play(cfg, run, it)
     _save_samples(run, it, data)
     taught = target_stats(data)
-    rng = np.random.default_rng(derive_seed(cfg.seed, "expert", it, "update"))
-    fitted = fit(
-        model,
-        opt,
-        _buffer(run, it, cfg.buffer),
-        cfg.epochs,
-        cfg.batch_size,
-        cfg.vf_coef,
-        rng,
-        anchor=_start_network(cfg, tcfg) if cfg.anchor_coef > 0 else None,
-        anchor_coef=cfg.anchor_coef,
-    )
-    _save(run, it, model, opt, tcfg, cfg)
+    fitted: dict[str, float] = {}
+    if not _collecting(cfg):
+        fitted = _update(cfg, run, it, model, opt, tcfg)
+        _save(run, it, model, opt, tcfg, cfg)
     row = {"iteration": it, **speed, **taught, **fitted}
-    if _due(cfg, it):
+    if _due(cfg, it) and not _collecting(cfg):
         (run / "eval").mkdir(exist_ok=True)
         row.update(_evaluate(run, it, tcfg, st))
     for k, v in row.items():
@@ -367,13 +369,34 @@ def _iteration(cfg, run, it, model, opt, tcfg, st, writer, notify) -> None:
     _say(cfg, notify, _line(row))
 
 
+def _update(cfg: ExpertConfig, run: Path, it: int, model, opt, tcfg) -> dict[str, float]:
+    """The network learns the last `buffer` iterations' samples; the losses."""
+    rng = np.random.default_rng(derive_seed(cfg.seed, "expert", it, "update"))
+    return fit(
+        model,
+        opt,
+        _buffer(run, it, cfg.buffer),
+        cfg.epochs,
+        cfg.batch_size,
+        cfg.vf_coef,
+        rng,
+        anchor=_start_network(cfg, tcfg) if cfg.anchor_coef > 0 else None,
+        anchor_coef=cfg.anchor_coef,
+    )
+
+
 def _line(row: dict[str, Any]) -> str:
     ev = ", ".join(f"{k[5:]} {v:.3f}" for k, v in row.items() if k.startswith("eval/"))
+    learnt = (
+        f"policy loss {row['policy_loss_before']:.3f} -> {row['policy_loss']:.3f}, value loss "
+        f"{row['value_loss_before']:.3f} -> {row['value_loss']:.3f}, "
+        if "policy_loss" in row
+        else ""
+    )
     return (
         f"iteration {row['iteration']}: {row['samples']} samples, {row['sims_per_s']:.0f} sims/s, "
-        f"policy loss {row['policy_loss_before']:.3f} -> {row['policy_loss']:.3f}, value loss "
-        f"{row['value_loss_before']:.3f} -> {row['value_loss']:.3f}, search differs from the "
-        f"network at {row['disagreement']:.0%}" + (f"; {ev}" if ev else "")
+        f"{learnt}search differs from the network at {row['disagreement']:.0%}"
+        + (f"; {ev}" if ev else "")
     )
 
 

@@ -106,6 +106,11 @@ def refit(
         cfg = replace(cfg, **{k: v for k, v in settings.items() if v is not None})
     except ExpertConfigError as e:
         raise RefitError(str(e)) from e
+    if cfg.epochs == 0:
+        raise RefitError(
+            "epochs=0 would fit nothing (the run only collected samples); give the passes to "
+            "make, e.g. --epochs 4 (1 to 1000)"
+        )
     data = load_samples(run, iterations)
     if target == "best":
         data = best_move_targets(data)
