@@ -347,6 +347,14 @@ def test_a_collecting_run_searches_over_the_start_network_every_iteration(tmp_pa
     assert not (run / "checkpoints/iter_3.npz").exists()
 
 
+def test_the_shipped_collecting_config_reads_as_a_collecting_run():
+    from training.expert.cli import _read_toml
+    from training.expert.config import ExpertConfig
+
+    cfg = ExpertConfig.from_dict(_read_toml(Path("training/configs/collect_vf2p.toml")))
+    assert cfg.epochs == 0 and cfg.full_below < 1 and Path(cfg.init_policy).is_file()
+
+
 def test_an_interrupted_iteration_gives_the_same_samples_again(tmp_path: Path):
     a, b = tmp_path / "a", tmp_path / "b"
     expert(tiny(a, iterations=1))
