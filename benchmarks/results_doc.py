@@ -434,7 +434,18 @@ SECTIONS = (
         "next section. The target is a win rate above 50% (the issue's aim: 60%).",
     ),
     (
-        "Paired comparisons of the searches",
+        "The network distilled from the search against the reference",
+        "distill_ref",
+        "`ref_d1` (`policies/ref_d1.npz`, docs/MODELS.md): the reference's network fitted on the "
+        "2-player search's targets (`lastwill expert-fit`, docs/SEARCH.md), played without "
+        "search (arg-max, over the same prior as the reference). At 2 players head to head "
+        "against the reference (its paired interval over deals is in the next section; the "
+        "target is an interval above 0); at 3-5 players alone against n-1 references and one "
+        "reference alone against n-1 copies of it (the target: not losing, neither direction "
+        "clear of chance against it).",
+    ),
+    (
+        "Paired comparisons",
         "paired_",
         "`benchmarks/paired_logs.py` on the committed game logs. With two logs, two players that "
         "never met: the search over `ref_vf1` and the search over the reference's own critic "
