@@ -430,8 +430,8 @@ SECTIONS = (
         "`mcts` at 256 simulations over `ref_vf2p` (the reference's actor with a critic fitted "
         "to the result of 2-player games, docs/MODELS.md), searching only where the reference's "
         "top move is below 0.8 (`sure=0.8`) and playing the reference's move elsewhere, alone "
-        "against one reference: a head-to-head, whose paired interval over deals is in the "
-        "next section. The target is a win rate above 50% (the issue's aim: 60%).",
+        "against one reference: a head-to-head, whose paired interval over deals is under "
+        '"Paired comparisons". The target is a win rate above 50% (the issue\'s aim: 60%).',
     ),
     (
         "The network distilled from the search against the reference",
@@ -439,7 +439,7 @@ SECTIONS = (
         "`ref_d1` (`policies/ref_d1.npz`, docs/MODELS.md): the reference's network fitted on the "
         "2-player search's targets (`lastwill expert-fit`, docs/SEARCH.md), played without "
         "search (arg-max, over the same prior as the reference). At 2 players head to head "
-        "against the reference (its paired interval over deals is in the next section; the "
+        'against the reference (its paired interval over deals is under "Paired comparisons"; the '
         "target is an interval above 0); at 3-5 players alone against n-1 references and one "
         "reference alone against n-1 copies of it (the target: not losing, neither direction "
         "clear of chance against it).",
