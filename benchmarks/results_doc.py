@@ -55,18 +55,50 @@ def interval(lo: float, hi: float) -> str:
     return f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
 
 
+def read_result(path: Path) -> dict:
+    """One result file, with the policies it played under the names they have now. A policy
+    can move after its tables were made (a new reference is promoted and the old one kept in
+    `policies/` under a name of its own): the file then carries "renamed", pairs of the text
+    as recorded and the text to show now, replaced in that order in its command and output
+    (the recorded file itself is never rewritten), and "note", a line printed under its
+    table that says so."""
+    doc = json.loads(path.read_text())
+    renamed = doc.get("renamed")
+    if not renamed:
+        return doc
+    if not (
+        isinstance(renamed, list)
+        and all(
+            isinstance(r, list) and len(r) == 2 and all(isinstance(t, str) and t for t in r)
+            for r in renamed
+        )
+    ):
+        raise ValueError(f"{path.name}: 'renamed' must be a list of [recorded, now] text pairs")
+    kept = {k: doc[k] for k in ("renamed", "note") if k in doc}
+    text = json.dumps({k: v for k, v in doc.items() if k not in kept})
+    for recorded, now in renamed:
+        text = text.replace(json.dumps(recorded)[1:-1], json.dumps(now)[1:-1])
+    return {**json.loads(text), **kept}
+
+
+def notes(docs: list[dict]) -> str:
+    """The "note" lines of a section's result files (empty when none has one)."""
+    lines = list(dict.fromkeys(d["note"] for d in docs if d.get("note")))
+    return "".join(f"\nNote: {line}\n" for line in lines)
+
+
 def load(name: str) -> dict | None:
     path = RESULTS / f"{name}.json"
     if not path.exists():
         return None
-    return json.loads(path.read_text())
+    return read_result(path)
 
 
 def load_parts(name: str) -> list[dict]:
     """The result `name` and its parts `name_*` (one command per player count, say), in the
     order of their names: one section renders them as one table."""
     paths = [RESULTS / f"{name}.json", *sorted(RESULTS.glob(f"{name}_*.json"))]
-    return [json.loads(p.read_text()) for p in paths if p.exists()]
+    return [read_result(p) for p in paths if p.exists()]
 
 
 def command_seed(command: str) -> str:
@@ -510,9 +542,7 @@ def render() -> str:
     parts = [INTRO]
     for title, name, prose in SECTIONS:
         if name.endswith("_"):
-            docs = sorted(
-                (p.stem, json.loads(p.read_text())) for p in RESULTS.glob(f"{name}*.json")
-            )
+            docs = sorted((p.stem, read_result(p)) for p in RESULTS.glob(f"{name}*.json"))
             if not docs:
                 continue
             body = (
@@ -526,16 +556,17 @@ def render() -> str:
                 if name == "exploit_"
                 else head_to_head(docs)
             )
+            body += notes([d for _, d in docs])
         elif name.startswith("ladder"):
             doc = load(name)
             if doc is None:
                 continue
-            body = ladder(doc)
+            body = ladder(doc) + notes([doc])
         else:
             parts_of = load_parts(name)
             if not parts_of:
                 continue
-            body = strength_tables(*parts_of, margin=MARGINS.get(name, 0.0))
+            body = strength_tables(*parts_of, margin=MARGINS.get(name, 0.0)) + notes(parts_of)
         parts.append(f"## {title}\n\n{prose}\n\n{body}")
     return "\n".join(parts)
 

@@ -214,6 +214,30 @@ def test_a_section_reads_its_result_and_its_parts(tmp_path, monkeypatch):
     assert [d["output"]["tables"][0]["num_players"] for d in parts] == [3, 4]
 
 
+def test_a_moved_policy_is_shown_under_its_name_now_and_the_file_is_kept(tmp_path, monkeypatch):
+    """A table made against a policy that has since moved (the reference of its time, kept
+    under another name) renders its command and labels with the name that plays it now, in
+    the order the pairs are given, with the file's note under the table; the file on disk
+    stays as recorded."""
+    mod = _results_doc()
+    monkeypatch.setattr(mod, "RESULTS", tmp_path)
+    doc = _eval_doc(3, 0.4)
+    doc["renamed"] = [["ppo:reference", "ppo:ref_old"], ["ref_old", "ref_v7"]]
+    doc["note"] = "Played against the reference of its time, `ref_v7` now."
+    path = tmp_path / "x_ref.json"
+    path.write_text(json.dumps(doc))
+    (shown,) = mod.load_parts("x_ref")
+    assert shown["command"].startswith("lastwill eval X --panel ppo:ref_v7 -n 3")
+    assert shown["output"]["tables"][0]["table"] == "vs_ppo:ref_v7"
+    assert json.loads(path.read_text()) == doc  # the record is not rewritten
+    assert mod.notes(mod.load_parts("x_ref")) == f"\nNote: {doc['note']}\n"
+    assert mod.notes([_eval_doc(3, 0.4)]) == ""
+    doc["renamed"] = [["ppo:reference"]]
+    path.write_text(json.dumps(doc))
+    with pytest.raises(ValueError, match="x_ref.json: 'renamed' must be a list of"):
+        mod.load_parts("x_ref")
+
+
 def test_a_partial_evaluation_is_refused(tmp_path, monkeypatch, capsys):
     """An evaluation read from a log still being played (`lastwill eval --no-play`) says it is
     not complete, and `--add` refuses it with exit code 2 and writes nothing."""
