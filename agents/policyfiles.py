@@ -56,8 +56,8 @@ def _unknown(name: str) -> PolicyNameError:
     where = (
         f"the earlier policies live in {CHECKOUT}"
         if CHECKOUT.is_dir()
-        else "the earlier policies (ref_v1 ... ref_v6) live in policies/ of a source checkout "
-        "of the lab, which this installation does not have"
+        else "the earlier policies (ref_v1 ... ref_v7 and the others of policies/INDEX.md) live "
+        "in policies/ of a source checkout of the lab, which this installation does not have"
     )
     return PolicyNameError(
         f"unknown policy name {name!r}; known names: {', '.join(known_names())} ({where}; "

@@ -589,8 +589,8 @@ def _load_builtin() -> None:
         _ppo_agent,
         "a trained MaskablePPO checkpoint (a .zip without its .npz loads only when typed "
         "on the command line: it is a pickle)",
-        "NAME (reference; ref_v1 ... ref_v6 in a checkout, policies/INDEX.md) or PATH to a "
-        ".zip/.npz checkpoint with its .json sidecar; append :sample to sample instead of "
+        "NAME (reference; ref_v1 ... ref_v7 and others in a checkout, policies/INDEX.md) or PATH "
+        "to a .zip/.npz checkpoint with its .json sidecar; append :sample to sample instead of "
         "arg-max, e.g. ppo:reference",
     )
     for name in _BUILTIN_NAMES:

@@ -59,9 +59,9 @@ def read_result(path: Path) -> dict:
     """One result file, with the policies it played under the names they have now. A policy
     can move after its tables were made (a new reference is promoted and the old one kept in
     `policies/` under a name of its own): the file then carries "renamed", pairs of the text
-    as recorded and the text to show now, replaced in that order in its command and output
-    (the recorded file itself is never rewritten), and "note", a line printed under its
-    table that says so."""
+    as recorded and the text to show now, replaced in that order in every string of its
+    command and output (the recorded file itself is never rewritten), and "note", a line
+    printed under its table that says so."""
     doc = json.loads(path.read_text())
     renamed = doc.get("renamed")
     if not renamed:
@@ -75,10 +75,22 @@ def read_result(path: Path) -> dict:
     ):
         raise ValueError(f"{path.name}: 'renamed' must be a list of [recorded, now] text pairs")
     kept = {k: doc[k] for k in ("renamed", "note") if k in doc}
-    text = json.dumps({k: v for k, v in doc.items() if k not in kept})
-    for recorded, now in renamed:
-        text = text.replace(json.dumps(recorded)[1:-1], json.dumps(now)[1:-1])
-    return {**json.loads(text), **kept}
+    shown = _replace_in_strings({k: v for k, v in doc.items() if k not in kept}, renamed)
+    return {**shown, **kept}
+
+
+def _replace_in_strings(x: object, pairs: list[list[str]]) -> object:
+    """`x` with every pair's first text replaced by its second, in that order, inside each
+    string value (keys and numbers stay as they are)."""
+    if isinstance(x, str):
+        for recorded, now in pairs:
+            x = x.replace(recorded, now)
+        return x
+    if isinstance(x, list):
+        return [_replace_in_strings(v, pairs) for v in x]
+    if isinstance(x, dict):
+        return {k: _replace_in_strings(v, pairs) for k, v in x.items()}
+    return x
 
 
 def notes(docs: list[dict]) -> str:
@@ -414,8 +426,9 @@ SECTIONS = (
     (
         "The reference against the racer",
         "ref_racer",
-        "The shipped reference (`agents/policies/reference.npz`, see its model card) alone "
-        "against n-1 copies of the racer, and one racer against n-1 copies of the reference.",
+        "The shipped reference (`agents/policies/reference.npz`, a copy of `ref_d1`, see its "
+        "model card) alone against n-1 copies of the racer, and one racer against n-1 copies of "
+        "the reference.",
     ),
     (
         "The reference against the sprinter, its prior",
@@ -430,57 +443,67 @@ SECTIONS = (
         "of the reference.",
     ),
     (
+        "The reference before, `ref_v7`, against the racer and the four older bots",
+        "v7",
+        "`ref_v7` (`policies/ref_v7.npz`) was the shipped reference until `ref_d1`, fitted on "
+        "the search over it, replaced it; the sections below measure the search and `ref_d1` "
+        "against it. Alone against n-1 copies of each bot, and each bot alone against n-1 "
+        "copies of `ref_v7`.",
+    ),
+    (
         "Head to head: earlier references, the sprinter and the search",
         "h2h_",
-        "The reference against one other player on the same deals (in `h2h_mcts256_*` that "
-        "player is the search over the reference, `mcts` at 256 simulations): at 2 players one "
-        "seat each, "
-        "at 4 players two seats each (per-seat win rates; chance 25%). The intervals beside the "
+        "`ref_v7`, the reference of the time, against one other player on the same deals (in "
+        "`h2h_mcts256_*` that player is the search over `ref_v7`, `mcts` at 256 simulations): "
+        "at 2 players one seat each, at 4 players two seats each (per-seat win rates; chance "
+        "25%). The intervals beside the "
         "win rates count seat-games as independent, which the two seats of one game are not: read "
         "the paired difference, whose interval is over deals.",
     ),
     (
-        "The search against the references",
+        "The search against `ref_v7`",
         "mcts256_ref",
-        "`mcts` at 256 simulations over the reference alone against n-1 copies of the reference "
+        "`mcts` at 256 simulations over `ref_v7` alone against n-1 copies of `ref_v7` "
         "(`lastwill eval`, one direction only: the reverse columns stay empty). The 3-5 player "
         "target is a Wilson lower bound at least 5 points above 1/n, which the fifth column "
         "checks.",
     ),
     (
-        "The search with a critic of the result against the references",
+        "The search with a critic of the result against `ref_v7`",
         "mcts256vf_ref",
-        "`mcts` at 256 simulations over `ref_vf1` (the reference's actor with a critic fitted to "
+        "`mcts` at 256 simulations over `ref_vf1` (`ref_v7`'s actor with a critic fitted to "
         "the game's result by `lastwill value-fit`, docs/MODELS.md) alone against n-1 copies of "
-        "the reference (`lastwill eval`, one direction only: the reverse columns stay empty). "
+        "`ref_v7` (`lastwill eval`, one direction only: the reverse columns stay empty). "
         "The 3-5 player target is a Wilson lower bound at least 5 points above 1/n, which the "
         "fifth column checks; each count is its own command and log.",
     ),
     (
-        "The search with a 2-player critic against the reference",
+        "The search with a 2-player critic against `ref_v7`",
         "mcts256vf2p_ref",
-        "`mcts` at 256 simulations over `ref_vf2p` (the reference's actor with a critic fitted "
-        "to the result of 2-player games, docs/MODELS.md), searching only where the reference's "
-        "top move is below 0.8 (`sure=0.8`) and playing the reference's move elsewhere, alone "
-        "against one reference: a head-to-head, whose paired interval over deals is under "
+        "`mcts` at 256 simulations over `ref_vf2p` (`ref_v7`'s actor with a critic fitted "
+        "to the result of 2-player games, docs/MODELS.md), searching only where `ref_v7`'s "
+        "top move is below 0.8 (`sure=0.8`) and playing `ref_v7`'s move elsewhere, alone "
+        "against one `ref_v7`: a head-to-head, whose paired interval over deals is under "
         '"Paired comparisons". The target is a win rate above 50% (the issue\'s aim: 60%).',
     ),
     (
-        "The network distilled from the search against the reference",
+        "The network distilled from the search (`ref_d1`, the reference since) against `ref_v7`",
         "distill_ref",
-        "`ref_d1` (`policies/ref_d1.npz`, docs/MODELS.md): the reference's network fitted on the "
+        "`ref_d1` (`policies/ref_d1.npz`, docs/MODELS.md; the shipped reference since): "
+        "`ref_v7`'s network fitted on the "
         "2-player search's targets (`lastwill expert-fit`, docs/SEARCH.md), played without "
-        "search (arg-max, over the same prior as the reference). At 2 players head to head "
-        'against the reference (its paired interval over deals is under "Paired comparisons"; the '
-        "target is an interval above 0); at 3-5 players alone against n-1 references and one "
-        "reference alone against n-1 copies of it (the target: not losing, neither direction "
-        "clear of chance against it).",
+        "search (arg-max, over the same prior as `ref_v7`). At 2 players head to head "
+        'against `ref_v7` (its paired interval over deals is under "Paired comparisons"; the '
+        "target is an interval above 0); at 3-5 players alone against n-1 copies of `ref_v7` "
+        "and one `ref_v7` alone against n-1 copies of it (the target: not losing, neither "
+        "direction clear of chance against it). The labels `k8` and `reference_vs` name "
+        "`ref_d1` and `ref_v7` as the logs recorded them.",
     ),
     (
         "Paired comparisons",
         "paired_",
         "`benchmarks/paired_logs.py` on the committed game logs. With two logs, two players that "
-        "never met: the search over `ref_vf1` and the search over the reference's own critic "
+        "never met: the search over `ref_vf1` and the search over `ref_v7`'s own critic "
         "each played alone against the same references on the same test games (the same deal, "
         "seat rotation and opponents' seeds), paired game by game. With one log, its two "
         "players on its own games (a 2-player evaluation is a head-to-head). The interval is a "
@@ -490,7 +513,7 @@ SECTIONS = (
     (
         "The search against the sprinter",
         "mcts256_sprinter",
-        "`mcts` at 256 simulations over the reference alone against n-1 copies of the sprinter "
+        "`mcts` at 256 simulations over `ref_v7` alone against n-1 copies of the sprinter "
         "(`lastwill eval`, one direction only: the reverse columns stay empty).",
     ),
     (
@@ -508,10 +531,12 @@ SECTIONS = (
         "and prior, trained alone against n-1 copies of it; its start, and its best checkpoint "
         "as the training's evaluations chose it, are played again on fresh deals, and the "
         "better of the two is the trained bound, never below the start. The cheap bound is the "
-        "best panel bot alone against the same copies. The issue's targets: under 55% at 2 "
-        "players and under 30% at 4, read on the upper Wilson end of the higher bound. These "
-        "bound only what `lastwill exploit` trains: the search over the reference (the "
-        "sections above) beats the reference by more at 2 and 4 players.",
+        "best panel bot alone against the same copies. The issue's targets, set for the "
+        "reference distilled from the search (`ref_d1`): under 55% at 2 players and under 30% "
+        "at 4, read on the upper Wilson end of the higher bound. The lines whose target is "
+        "`ppo:ref_v7` measured the reference before it the same way. These bound only what "
+        "`lastwill exploit` trains: the search over `ref_v7` (the sections above) beats "
+        "`ref_v7` by more at 2 and 4 players.",
     ),
     (
         "The sprinter against the racer",

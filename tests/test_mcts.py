@@ -198,15 +198,21 @@ def test_search_finds_the_winning_last_move_against_its_prior():
     assert deep.act(view, legal) == win
 
 
-def test_leaf_scores_are_on_the_terminal_reward_s_scale():
-    pol, meta = load_policy(REF, need_value=True)
+@pytest.mark.parametrize(
+    "path, shaping",
+    # ref_v7's critic was trained with potential shaping, which is added back; the reference's
+    # (fitted by `lastwill expert-fit` on results alone) without
+    [("policies/ref_v7.npz", 1.0), (REF, 0.0)],
+)
+def test_leaf_scores_are_on_the_terminal_reward_s_scale(path, shaping):
+    pol, meta = load_policy(path, need_value=True)
     ev = LeafEvaluator(pol, meta)
-    assert ev.reward == "zero_sum" and ev.shaping == 1.0
+    assert ev.reward == "zero_sum" and ev.shaping == shaping
     s = _decision(3, 4, 120)
     _, scores = ev.evaluate(s, legal_actions(s))
     for p in range(3):
         v = pol.value(encode_state(s, p))
-        want = min(1.0, max(-0.5, v + potential(s, p)))
+        want = min(1.0, max(-0.5, v + shaping * potential(s, p)))
         assert scores[p] == pytest.approx(want, abs=1e-5)
     assert ev.score(5.0, s, 0) == 1.0 and ev.score(-5.0, s, 0) == -0.5
     while not s.is_over:

@@ -110,8 +110,10 @@ EXPLOIT = {
     "checkpoints/step_524.npz": "734ecb36f7b9a5d64719a7713e92ee564dc0e5412792a33c012536f8d2cb8480",
     "checkpoints/step_524.pt": "a0b442efaa372043c2027afb9342b0670dd189295c2358b6bcd25aa491477f44",
 }
-# the reference's behaviour fingerprint (agents.fingerprint.play_fingerprint)
-REFERENCE_FINGERPRINT = "981dc28b52a42965"
+# the reference's behaviour fingerprint (agents.fingerprint.play_fingerprint), and that of
+# the reference before it, kept as policies/ref_v7
+REFERENCE_FINGERPRINT = "7e5547e351ce270f"
+REF_V7_FINGERPRINT = "981dc28b52a42965"
 
 
 def _digest(path: Path) -> str:
@@ -287,3 +289,5 @@ def test_reference_plays_the_same_moves():
     from agents.fingerprint import play_fingerprint
 
     assert play_fingerprint("ppo:agents/policies/reference.npz") == REFERENCE_FINGERPRINT
+    assert play_fingerprint("ppo:ref_d1") == REFERENCE_FINGERPRINT  # the same file
+    assert play_fingerprint("ppo:ref_v7") == REF_V7_FINGERPRINT

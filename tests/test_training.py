@@ -469,10 +469,15 @@ def test_shipped_reference_policy_matches_this_lab_and_plays_legally() -> None:
     root = Path(__file__).resolve().parent.parent
     path = root / "agents/policies/reference.npz"
     policy, meta = load_policy(path)  # raises CheckpointMismatchError after an env change
-    assert meta["step"] > 0 and meta["config"]
-    assert (policy.prior, meta["config"]["run_dir"]) == ("sprinter", "runs/train/reverse_stage")
-    assert meta["config"]["p_bot_seat"] > 0
-    older, _ = load_policy(root / "policies/ref_v6.npz")  # the stage without them
+    # a copy of policies/ref_d1, the reference before it (ref_v7) fitted on the search's targets
+    assert (meta["promoted_from"], meta["trainer"], policy.prior) == (
+        "ref_d1",
+        "expert_refit",
+        "sprinter",
+    )
+    assert meta["samples"]["run"] == "runs/expert/collect_vf2p" and meta["samples"]["count"] > 0
+    older, old_meta = load_policy(root / "policies/ref_v7.npz")
+    assert old_meta["config"]["run_dir"] == "runs/train/reverse_stage" and old_meta["step"] > 0
     assert older.prior == "sprinter" and not np.array_equal(older.weights[0], policy.weights[0])
     for n in (2, 3, 4, 5):
         row = play_game([f"ppo:{path}"] + ["planner"] * (n - 1), GameConfig(num_players=n), 7)

@@ -113,7 +113,7 @@ def test_an_rllib_export_records_the_lab_version(tmp_path):
 
 
 def test_shipped_sidecars_without_the_field_still_load():
-    side = ROOT / "agents" / "policies" / "reference.json"
+    side = ROOT / "policies" / "ref_v7.json"  # written before sidecars named the lab version
     assert "lab_version" not in json.loads(side.read_text())
     policy, meta = load_policy(side.with_suffix(".npz"))
     assert meta["step"] > 0 and policy is not None
