@@ -25,6 +25,9 @@ from training.expert import ExpertConfigError, ExpertError, expert  # noqa: E402
 from training.expert.learn import fit, target_stats  # noqa: E402
 from training.expert.selfplay import pack, play  # noqa: E402
 
+# a start whose critic was trained with potential shaping (the reference before ref_d1)
+SHAPED = "policies/ref_v7.npz"
+
 
 def test_win_chance_maps_the_zero_sum_reward():
     assert win_chance(1.0, 3) == 1.0
@@ -252,7 +255,7 @@ def test_the_anchor_keeps_the_network_near_its_start():
 
 def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
     run = tmp_path / "run"
-    st = expert(tiny(run))
+    st = expert(tiny(run, init_policy=SHAPED))
     assert st["iteration"] == 2 and [r["iteration"] for r in st["history"]] == [1, 2]
     saved = json.loads((run / "state.json").read_text())
     assert saved["iteration"] == 2 and saved["best"]["checkpoint"].startswith("checkpoints/")
@@ -260,9 +263,9 @@ def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
         assert (run / "checkpoints" / f"iter_{k}.npz").exists()
     side = json.loads((run / "checkpoints" / "iter_2.json").read_text())
     assert side["config"]["reward"] == "zero_sum" and side["config"]["shaping"] == 0.0
-    # the start network keeps the scale its critic was trained on (the reference's shaping)
+    # the start network keeps the scale its critic was trained on (ref_v7's shaping)
     start = json.loads((run / "checkpoints" / "iter_0.json").read_text())["config"]
-    ref = json.loads(Path(REF).with_suffix(".json").read_text())["config"]
+    ref = json.loads(Path(SHAPED).with_suffix(".json").read_text())["config"]
     assert ref["shaping"] > 0 and (start["reward"], start["shaping"]) == (
         ref["reward"],
         ref["shaping"],
@@ -271,16 +274,16 @@ def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
     make_agent(f"ppo:{run / 'checkpoints' / 'iter_2.npz'}")  # plays without search
     MCTSAgent(policy=str(run / "best.npz"), sims=2)  # and inside it
     with pytest.raises(ExpertError, match="not empty"):
-        expert(tiny(run))
+        expert(tiny(run, init_policy=SHAPED))
     with pytest.raises(ExpertError, match=r"settings differ .*'sims'"):
-        expert(tiny(run, iterations=3, sims=5), resume=True)
-    st = expert(tiny(run, iterations=3), resume=True)
+        expert(tiny(run, init_policy=SHAPED, iterations=3, sims=5), resume=True)
+    st = expert(tiny(run, init_policy=SHAPED, iterations=3), resume=True)
     assert st["iteration"] == 3 and len(st["history"]) == 3
     # a run begun before a setting existed resumes: the setting reads at its default
     saved = json.loads((run / "state.json").read_text())
     del saved["config"]["full_below"]
     (run / "state.json").write_text(json.dumps(saved))
-    assert expert(tiny(run, iterations=4), resume=True)["iteration"] == 4
+    assert expert(tiny(run, init_policy=SHAPED, iterations=4), resume=True)["iteration"] == 4
     tags = _tb_tags(run / "tb")
     assert {"expert/policy_loss", "expert/value_loss", "expert/disagreement"} <= tags
     assert "eval/win_rate/2p" in tags
