@@ -2,22 +2,22 @@
 
 A checkpoint is the SB3 file `NAME.zip` with a JSON sidecar `NAME.json` (env name and version,
 action-table hash, observation size, training configuration, seed, step) and, written beside
-them by the trainer, `NAME.npz`: the policy network's weights as plain arrays (and the
-critic's, which `NumpyPolicy.evaluate` uses for the value estimate). The agent plays
-from the `.npz` with a small numpy forward pass (fast at batch size 1, no torch needed); given a
-`.zip` without its `.npz`, it loads the model with sb3-contrib (importing torch only then) and
-converts it, but only where the user named that checkpoint: an SB3 `.zip` is a pickle, and
-unpickling runs code, so a `.zip` loads only when granted (`agents.trust`: typed on the command
-line, or ``allow_pickle=True`` in the Python API); a policy named by a log, a request or a saved
-game plays from its `.npz` (read with ``allow_pickle=False``) or not at all (docs/TRUST.md).
-Actions are always masked to the legal set: deterministic (arg-max) by default, or
-sampled (`ppo:PATH:sample`). A policy trained over a prior bot (`prior` and `prior_weight` in
-the `.npz`, see `NumpyPolicy`) asks that bot at every decision and adds the weight to its
-choice's logit before choosing; the file also records the bot's behaviour fingerprint
-(`agents.behaviour`), and loading refuses it when the bot no longer plays the same moves. The
-bot, its fingerprint and the check of its name come from the `agents.priors.PriorSource` the
-policy is handed by whoever builds players (`agents.registry`): this module knows nothing of
-bots or of the registry.
+them by the trainer, `NAME.npz`: the policy network's weights as plain arrays (and the critic's,
+which `NumpyPolicy.evaluate` uses for the value estimate). The agent plays from the `.npz` with
+a small numpy forward pass (fast at batch size 1, no torch needed); given a `.zip` without its
+`.npz`, it loads the model with sb3-contrib (importing torch only then) and converts it, but
+only where the user named that checkpoint: an SB3 `.zip` is a pickle, and unpickling runs code,
+so a `.zip` loads only when granted (`agents.trust`: typed on the command line, or
+``allow_pickle=True`` in the Python API); a policy named by a log, a request or a saved game
+plays from its `.npz` (read with ``allow_pickle=False``) or not at all (docs/TRUST.md). Actions
+are always masked to the legal set: deterministic (arg-max) by default, or sampled
+(`ppo:PATH:sample`); `ppo:PATH:net` plays the network without its prior bot. A policy trained
+over a prior bot (`prior` and `prior_weight` in the `.npz`, see `NumpyPolicy`) asks that bot at
+every decision and adds the weight to its choice's logit before choosing; the file also records
+the bot's behaviour fingerprint (`agents.behaviour`), and loading refuses it when the bot no
+longer plays the same moves. The bot, its fingerprint and the check of its name come from the
+`agents.priors.PriorSource` the policy is handed by whoever builds players (`agents.registry`):
+this module knows nothing of bots or of the registry.
 
 Loading a checkpoint made for another env version, action table or observation layout fails
 with `CheckpointMismatchError`, which says what differs. Every load also checks the files
@@ -496,6 +496,12 @@ def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = Non
 _CACHE: dict[tuple[Any, ...], tuple[NumpyPolicy, dict[str, Any]]] = {}
 
 
+def without_prior(policy: NumpyPolicy) -> NumpyPolicy:
+    """The network of `policy` alone (`ppo:PATH:net`): the same weights, no prior bot and no
+    bonus for its choice. The policy given, which the load cache shares, is not changed."""
+    return NumpyPolicy.from_state({**policy.state(), "prior": "", "prior_weight": 0.0})
+
+
 def load_policy(
     path: str | Path,
     check: bool = True,
@@ -594,6 +600,7 @@ class PolicyAgent(BaseAgent):
         seed: int | None = None,
         allow_pickle: bool = False,
         prior_bots: PriorSource | None = None,
+        alone: bool = False,
     ) -> None:
         super().__init__(seed)
         if mode not in ("det", "sample"):
@@ -601,6 +608,8 @@ class PolicyAgent(BaseAgent):
         self.path = path
         self.deterministic = mode == "det"
         self.policy, self.meta = load_policy(path, allow_pickle=allow_pickle, prior_bots=prior_bots)
+        if alone:
+            self.policy = without_prior(self.policy)
 
     def act(self, view: PlayerView, legal: list[int]) -> int:
         if len(legal) == 1:

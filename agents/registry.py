@@ -295,12 +295,33 @@ def import_target(spec: str) -> str | None:
     return factory.target if isinstance(factory, ImportFactory) and factory.guarded else None
 
 
+PPO_OPTIONS = ("sample", "det", "net")
+
+
+def ppo_options(arg: str) -> tuple[str, str, bool]:
+    """``(checkpoint path, mode, alone)`` of the argument of a ``ppo:PATH[:sample|:det][:net]``
+    spec, its options in any order after the path: the mode is ``det`` (arg-max, the default)
+    or ``sample``; ``:net`` plays the network alone, without the prior bot a residual policy
+    was trained over (`agents.policy.without_prior`)."""
+    path, mode, alone = arg, "", False
+    while True:
+        head, sep, opt = path.rpartition(":")
+        if not sep or not head or opt not in PPO_OPTIONS:
+            break
+        if (opt == "net" and alone) or (opt != "net" and mode):
+            raise PlayerSpecError(
+                f"ppo:{arg}: options repeat; give at most one of :sample or :det, and :net at "
+                f"most once"
+            )
+        alone, mode = (True, mode) if opt == "net" else (alone, opt)
+        path = head
+    return path, mode or "det", alone
+
+
 def ppo_path(arg: str) -> tuple[str, str]:
-    """``(checkpoint path, mode)`` of the argument of a ``ppo:PATH[:sample|:det]`` spec."""
-    for suffix in (":sample", ":det"):
-        if arg.endswith(suffix):
-            return arg[: -len(suffix)], suffix[1:]
-    return arg, "det"
+    """``(checkpoint path, mode)`` of the argument of a ``ppo:PATH[:sample|:det][:net]`` spec."""
+    path, mode, _ = ppo_options(arg)
+    return path, mode
 
 
 def spec_grants(specs: Iterable[str]) -> tuple[list[str], list[str]]:
@@ -591,7 +612,7 @@ def _load_builtin() -> None:
         "on the command line: it is a pickle)",
         "NAME (reference; ref_v1 ... ref_v7 and others in a checkout, policies/INDEX.md) or PATH "
         "to a .zip/.npz checkpoint with its .json sidecar; append :sample to sample instead of "
-        "arg-max, e.g. ppo:reference",
+        "arg-max, :net to play the network without its prior bot, e.g. ppo:reference",
     )
     for name in _BUILTIN_NAMES:
         _REGISTRY[name] = replace(_REGISTRY[name], origin="built-in")
@@ -599,15 +620,15 @@ def _load_builtin() -> None:
 
 
 def _ppo_agent(path: str = "", seed: int | None = None):
-    """`ppo:PATH[:sample|:det]`; loaded policies are cached per process by path."""
+    """`ppo:PATH[:sample|:det][:net]`; loaded policies are cached per process by path."""
     from .policy import PolicyAgent
 
     if not path:
         raise PlayerSpecError(
             "ppo needs a policy: ppo:NAME or ppo:PATH (e.g. ppo:reference, ppo:run/best.npz)"
         )
-    path, mode = ppo_path(path)
-    return PolicyAgent(path, mode=mode, seed=seed, prior_bots=PRIORS)
+    path, mode, alone = ppo_options(path)
+    return PolicyAgent(path, mode=mode, seed=seed, prior_bots=PRIORS, alone=alone)
 
 
 def _mcts_agent(*args: Any, seed: int | None = None, **kwargs: Any):

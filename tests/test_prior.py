@@ -86,6 +86,32 @@ def test_numpy_policy_adds_the_weight_to_the_prior_bots_choice():
         pol.choose(encode_observation(view, buf), legal)
 
 
+def test_ppo_net_plays_the_network_alone_and_leaves_the_shared_policy_as_it_is():
+    """`ppo:PATH:net` plays the arg-max of the network's own logits, without the prior bot's
+    bonus; the options come in any order, repeated ones are refused, and the policy that
+    `ppo:PATH` (with its prior) shares through the load cache is not changed."""
+    from agents.registry import PlayerSpecError, ppo_options
+
+    assert ppo_options("reference") == ("reference", "det", False)
+    assert ppo_options("reference:net") == ("reference", "det", True)
+    assert ppo_options("x/y.npz:sample:net") == ("x/y.npz", "sample", True)
+    assert ppo_options("x/y.npz:net:sample") == ("x/y.npz", "sample", True)
+    for bad in ("reference:net:net", "reference:sample:det", "reference:det:net:det"):
+        with pytest.raises(PlayerSpecError, match="options repeat"):
+            ppo_options(bad)
+    alone, full = make_agent("ppo:reference:net", seed=0), make_agent("ppo:reference", seed=0)
+    assert (alone.policy.prior, alone.policy.prior_weight) == ("", 0.0)
+    assert (full.policy.prior, full.policy.prior_weight) == ("sprinter", 3.0)
+    assert make_agent("ppo:reference", seed=0).policy.prior == "sprinter"  # cache untouched
+    buf = np.zeros(OBS_SIZE, dtype=np.float32)
+    differ = 0
+    for view, legal in _decisions(2, 80, seed=3):
+        logits = full.policy.logits(encode_observation(view, buf))
+        assert alone.act(view, legal) == legal[int(np.argmax(logits[legal]))]
+        differ += alone.act(view, legal) != full.act(view, legal)
+    assert differ > 0  # the prior's bonus changes some choices: the two are different players
+
+
 def test_the_prior_travels_in_the_policy_file_and_bad_priors_are_refused(tmp_path: Path):
     pol = _flat_policy(weight=4.5)
     path = tmp_path / "p.npz"

@@ -198,6 +198,19 @@ def test_analysis_gives_the_policys_probabilities_and_value(policy_log) -> None:
     assert checked >= 10
 
 
+def test_a_seat_playing_the_network_alone_is_shown_without_its_prior() -> None:
+    """A `ppo:PATH:net` seat played its network without the prior bot: the viewer reads its
+    thoughts the same way, and a spec with repeated options is refused."""
+    from agents.viewer.core import load_seat_policy
+
+    alone, _, ckpt, mode = load_seat_policy("ppo:reference:net:sample", None)
+    full, *_ = load_seat_policy("ppo:reference", None)
+    assert (alone.prior, alone.prior_weight, mode) == ("", 0.0, "sample")
+    assert full.prior == "sprinter" and ckpt.name == "reference.npz"
+    with pytest.raises(ViewError, match="options repeat"):
+        load_seat_policy("ppo:reference:net:net", None)
+
+
 def _analyse(rep: GameReplay, k: int, log_dir: Path) -> dict:
     from agents.viewer.core import analyse
 

@@ -555,18 +555,18 @@ def is_policy(spec: str) -> bool:
     return isinstance(spec, str) and spec.strip().startswith("ppo:")
 
 
-def policy_path(spec: str) -> tuple[str, str]:
-    """``(path, mode)`` of a ``ppo:PATH[:sample|:det]`` spec."""
-    from ..registry import parse_spec
+def policy_path(spec: str) -> tuple[str, str, bool]:
+    """``(path, mode, alone)`` of a ``ppo:PATH[:sample|:det][:net]`` spec
+    (`agents.registry.ppo_options`)."""
+    from ..registry import PlayerSpecError, parse_spec, ppo_options
 
     name, pos, _ = parse_spec(spec)
     if name != "ppo" or not pos or not pos[0]:
         raise ViewError(f"{spec!r} is not a ppo:PATH policy spec")
-    path, mode = pos[0], "det"
-    for suffix in (":sample", ":det"):
-        if path.endswith(suffix):
-            path, mode = path[: -len(suffix)], suffix[1:]
-    return path, mode
+    try:
+        return ppo_options(pos[0])
+    except PlayerSpecError as e:
+        raise ViewError(str(e)) from None
 
 
 def resolve_checkpoint(path: str, log_dir: Path | None) -> Path:
@@ -698,15 +698,15 @@ def analyse(
 def load_seat_policy(spec: str, log_dir: Path | None) -> tuple[Any, dict[str, Any], Path, str]:
     """``(policy, sidecar, checkpoint path, mode)`` of a ``ppo:PATH`` seat, loaded with its
     critic from the ``.npz`` only (a log's ``.zip`` is a pickle, never read: docs/TRUST.md)."""
-    from ..policy import CheckpointError, load_policy
+    from ..policy import CheckpointError, load_policy, without_prior
 
-    path, mode = policy_path(spec)
+    path, mode, alone = policy_path(spec)
     ckpt = resolve_checkpoint(path, log_dir)
     try:
         policy, meta = load_policy(ckpt, need_value=True, allow_pickle=False)
     except CheckpointError as e:
         raise ViewError(str(e), status=422) from None
-    return policy, meta, ckpt, mode
+    return (without_prior(policy) if alone else policy), meta, ckpt, mode
 
 
 _EVALUATORS: OrderedDict[int, tuple[Any, Any]] = OrderedDict()  # id(policy) -> (policy, ev)
