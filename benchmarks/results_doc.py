@@ -437,6 +437,20 @@ SECTIONS = (
         "to the bot it sits on.",
     ),
     (
+        "The reference's network alone, without its prior",
+        "net_ref",
+        "`ppo:agents/policies/reference.npz:net`: the reference's network played without the "
+        "`sprinter` it was trained over (the prior bot and its bonus left out), alone against "
+        "n-1 sprinters (one direction only: the reverse columns stay empty). How far the network "
+        "gets without the hand-written bot; the next section is the same for `ref_v7`.",
+    ),
+    (
+        "`ref_v7`'s network alone, without its prior",
+        "net_v7",
+        "`ppo:ref_v7:net`, the reference before, the same way: the network that `ref_d1` was "
+        "fitted from.",
+    ),
+    (
         "The reference against the four older bots",
         "ref_older",
         "Alone against n-1 copies of each older panel bot, and each bot alone against n-1 copies "
