@@ -360,6 +360,19 @@ def exploit_cmd(
             "other cores to other jobs)"
         ),
     ] = 1,
+    learning_rate: Annotated[
+        float | None, typer.Option(help="the learner's learning rate (default 3e-4)")
+    ] = None,
+    ent_coef: Annotated[
+        float | None, typer.Option(help="the learner's entropy bonus (default 0.01)")
+    ] = None,
+    n_steps: Annotated[
+        int | None, typer.Option(help="learner steps per rollout and environment (default 1024)")
+    ] = None,
+    critic_warmup: Annotated[
+        int | None,
+        typer.Option(help="rollouts that train only the critic before the actor (default 2)"),
+    ] = None,
     progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
     resume: Annotated[
         bool,
@@ -401,7 +414,19 @@ def exploit_cmd(
             progress=progress,
             prior=prior,
             prior_weight=prior_weight,
-            overrides={"torch_threads": torch_threads},
+            overrides={
+                "torch_threads": torch_threads,
+                **{
+                    k: v
+                    for k, v in (
+                        ("learning_rate", learning_rate),
+                        ("ent_coef", ent_coef),
+                        ("n_steps", n_steps),
+                        ("critic_warmup", critic_warmup),
+                    )
+                    if v is not None
+                },
+            },
             resume=resume,
         )
     except (ExploitError, TrainConfigError, TrainError) as e:
