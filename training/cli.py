@@ -401,6 +401,13 @@ def exploit_cmd(
     if resume and run_dir is None:
         fail("--resume needs --run-dir (the exploit to continue)")
     run = run_dir or f"runs/exploit/{time.strftime('%Y%m%d-%H%M%S')}"
+    learner = {
+        "learning_rate": learning_rate,
+        "ent_coef": ent_coef,
+        "n_steps": n_steps,
+        "critic_warmup": critic_warmup,
+    }
+    given_learner = {k: v for k, v in learner.items() if v is not None}  # the rest: defaults
     try:
         rep = exploit(
             target,
@@ -414,19 +421,7 @@ def exploit_cmd(
             progress=progress,
             prior=prior,
             prior_weight=prior_weight,
-            overrides={
-                "torch_threads": torch_threads,
-                **{
-                    k: v
-                    for k, v in (
-                        ("learning_rate", learning_rate),
-                        ("ent_coef", ent_coef),
-                        ("n_steps", n_steps),
-                        ("critic_warmup", critic_warmup),
-                    )
-                    if v is not None
-                },
-            },
+            overrides={"torch_threads": torch_threads, **given_learner},
             resume=resume,
         )
     except (ExploitError, TrainConfigError, TrainError) as e:
