@@ -49,7 +49,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-import lastwill_env  # noqa: F401 - registers LastWill-v1 with gymnasium
+import lastwill_env.single_seat  # noqa: F401 - registers LastWill-v1 with gymnasium
 from agents.registry import PlayerSpecError, make_agent
 from lastwill_env.engine import player_view
 from lastwill_env.engine.game import GAME_OVER, property_value

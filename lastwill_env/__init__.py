@@ -10,10 +10,13 @@ The environment names are loaded on first access (module `__getattr__`):
 - `ACTION_TABLE_HASH`: sha256 of the printed action table plus the observation layout; store it
   with `ENV_NAME` in every checkpoint and refuse to load a mismatch.
 
-Registration with PettingZoo's registry (`pettingzoo.make("aec", "lastwill_v1", ...)`) and
-gymnasium's (`gymnasium.make("LastWill-v1", num_players=2, opponents=[...])`, the single-seat
-env with `SingleSeatEnv`'s parameters) happens without importing either here: one already
-imported is registered now, otherwise a small import hook registers the moment it is imported.
+Registration uses the libraries' own mechanisms and never imports them from here:
+`gymnasium.make("lastwill_env:LastWill-v1", num_players=2)` (gymnasium's `module:EnvId` form
+imports this package, which registers the id when gymnasium is already imported), and the env
+modules register when they are imported (`lastwill_env.single_seat` with gymnasium, so
+`gymnasium.register_envs(lastwill_env.single_seat)` works as gymnasium documents;
+`lastwill_env.env` with PettingZoo, so `pettingzoo.make("aec", "lastwill_v1")` works after
+`import lastwill_env.env`). `register()` and `register_gymnasium()` do it by hand.
 
 `__version__` is the lab's version (the `lastwill-lab` package's, which pyproject.toml reads
 from here); `ENV_VERSION` is the environment's, bumped when recorded games and trained policies
@@ -90,62 +93,37 @@ def register() -> None:
     from pettingzoo.env_registry.registration import aec_registry
     from pettingzoo.env_registry.registration import register as _register
 
-    if not any(spec.name == "lastwill" and spec.version == 0 for spec in aec_registry.values()):
+    if not any(spec.name == "lastwill" and spec.version == ENV_VERSION for spec in aec_registry.values()):
         _register("aec", ENV_NAME, entry_point="lastwill_env.env:env")
 
 
 def register_gymnasium() -> None:
-    """Register `LastWill-v1` (entry point `lastwill_env.single_seat:SingleSeatEnv`) in
-    gymnasium's registry; `gymnasium.make` passes its keyword arguments to `SingleSeatEnv`.
-    Idempotent; imports gymnasium."""
+    """Register `LastWill-v1` (entry point `lastwill_env.single_seat:SingleSeatEnv`,
+    `illegal_action="penalize"` unless given) in gymnasium's registry; `gymnasium.make` passes
+    its keyword arguments to `SingleSeatEnv`. Idempotent; imports gymnasium."""
     from gymnasium.envs.registration import register as _register
     from gymnasium.envs.registration import registry
 
     if GYM_ID not in registry:
-        _register(id=GYM_ID, entry_point="lastwill_env.single_seat:SingleSeatEnv")
+        # penalize by default, so `check_env(gymnasium.make("LastWill-v1").unwrapped)` passes
+        # as constructed; SingleSeatEnv itself and the PettingZoo env keep "raise"
+        _register(
+            id=GYM_ID,
+            entry_point="lastwill_env.single_seat:SingleSeatEnv",
+            kwargs={"illegal_action": "penalize"},
+        )
 
 
-class _RegisterOnImport:
-    """A meta-path finder that runs `pending[name]()` right after the module `name` finishes
-    importing (once per name), and leaves `sys.meta_path` when none is pending."""
-
-    def __init__(self, pending: dict[str, Any]) -> None:
-        self.pending = pending
-
-    def find_spec(self, fullname, path, target=None):  # type: ignore[no-untyped-def]
-        import importlib.util
-
-        if fullname not in self.pending:
-            return None
-        registrar = self.pending.pop(fullname)
-        if not self.pending and self in sys.meta_path:
-            sys.meta_path.remove(self)
-        spec = importlib.util.find_spec(fullname)  # this finder no longer answers for it
-        loader = getattr(spec, "loader", None)
-        if spec is None or loader is None or not hasattr(loader, "exec_module"):
-            return spec
-        original = loader.exec_module
-
-        def exec_module(module):  # type: ignore[no-untyped-def]
-            original(module)
-            with contextlib.suppress(Exception):  # a broken registry must not break the import
-                registrar()
-
-        loader.exec_module = exec_module
-        return spec
-
-
-def _install_registration_hooks() -> None:
-    pending: dict[str, Any] = {}
+def _register_where_imported() -> None:
+    """Register with PettingZoo and gymnasium where either is already imported (a broken one
+    must not break importing the engine). This is what makes `gymnasium.make(
+    "lastwill_env:LastWill-v1")` work: gymnasium imports this package, then looks the id up.
+    Neither is imported here: `lastwill_env.env` and `lastwill_env.single_seat` register
+    themselves when they are imported, whatever was imported first."""
     for name, registrar in (("pettingzoo", register), ("gymnasium", register_gymnasium)):
         if name in sys.modules:
-            # a broken PettingZoo or gymnasium must not break importing the engine
             with contextlib.suppress(Exception):
                 registrar()
-        else:
-            pending[name] = registrar
-    if pending:
-        sys.meta_path.insert(0, _RegisterOnImport(pending))
 
 
-_install_registration_hooks()
+_register_where_imported()

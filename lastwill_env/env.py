@@ -10,7 +10,7 @@ Creating it::
     from lastwill_env import env, raw_env
     e = env(num_players=4)                      # wrapped: AssertOutOfBounds + OrderEnforcing
     e = raw_env(num_players=3, reward="rank", starting_money="will-each")
-    import pettingzoo, lastwill_env             # registered with PettingZoo's registry:
+    import pettingzoo, lastwill_env.env         # registered with PettingZoo's registry:
     e = pettingzoo.make("aec", "lastwill_v1", num_players=3)
 
 ``env()`` is the standard form: PettingZoo's order checks (no ``step``/``observe`` before
@@ -381,3 +381,13 @@ class _CallableModule(types.ModuleType):
 
 
 sys.modules[__name__].__class__ = _CallableModule
+
+
+def _register() -> None:
+    """Importing this module registers `lastwill_v1` with PettingZoo (`pettingzoo.make`)."""
+    from . import register
+
+    register()
+
+
+_register()

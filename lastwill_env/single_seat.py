@@ -23,11 +23,12 @@ as in the AEC env). Illegal learner actions raise `IllegalActionError` by defaul
 `illegal_action="penalize"` the episode ends with `illegal_penalty` (a finite number). An
 action that is not an integer (a bool, a float, a numpy bool or float) raises in either mode.
 
-Registered with gymnasium as `LastWill-v1` on `import lastwill_env`:
-`gymnasium.make("LastWill-v1", num_players=2, opponents=[...])` takes this class's keyword
-arguments. `gymnasium.utils.env_checker.check_env` passes with `illegal_action="penalize"` (give
-it `env.unwrapped`): it steps with unmasked random actions, nearly always illegal, which the
-default `"raise"` refuses by design with `IllegalActionError`.
+Registered with gymnasium as `LastWill-v1` when this module is imported (and by
+`gymnasium.make("lastwill_env:LastWill-v1", ...)`), with `illegal_action="penalize"` as the
+id's default: `gymnasium.make("LastWill-v1", num_players=2, opponents=[...])` takes this class's
+keyword arguments, and `gymnasium.utils.env_checker.check_env` passes on it as constructed (give
+it `env.unwrapped`; it steps with unmasked random actions, nearly always illegal). The class's
+own default stays `"raise"`, which refuses them with `IllegalActionError`.
 
 `info`: `num_players`, `seat` (the learner's absolute seat), `action_mask` (int8),
 `opponent_decisions` (opponent decisions applied during this call, for speed accounting) and,
@@ -277,3 +278,14 @@ class SingleSeatEnv(gym.Env):
         from .env import render_text  # pettingzoo only when rendering
 
         return render_text(self.game)
+
+
+def _register() -> None:
+    """Importing this module registers `LastWill-v1` with gymnasium, so
+    `gymnasium.register_envs(lastwill_env.single_seat)` works as gymnasium documents."""
+    from . import register_gymnasium
+
+    register_gymnasium()
+
+
+_register()

@@ -476,7 +476,19 @@ def test_engine_and_package_import_without_numpy_or_pettingzoo():
     code = (
         "import sys, lastwill_env, lastwill_env.engine; "
         "assert 'numpy' not in sys.modules and 'pettingzoo' not in sys.modules; "
-        "import pettingzoo; e = pettingzoo.make('aec', 'lastwill_v1', num_players=5); "
+        "import pettingzoo, lastwill_env.env; "
+        "e = pettingzoo.make('aec', 'lastwill_v1', num_players=5); "
         "assert len(e.possible_agents) == 5"
     )
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_pettingzoo_first_registers_on_importing_the_package_once():
+    code = (
+        "import warnings; warnings.simplefilter('error'); import pettingzoo, lastwill_env; "
+        "lastwill_env.register(); import lastwill_env.env; "
+        "e = pettingzoo.make('aec', 'lastwill_v1', num_players=2); print(len(e.possible_agents))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "2"

@@ -1,10 +1,12 @@
-"""`gymnasium.make("LastWill-v1", ...)`: the single-seat env registered on `import lastwill_env`,
-and gymnasium's env checker with the documented setting (`illegal_action="penalize"`)."""
+"""`gymnasium.make("LastWill-v1", ...)`: the single-seat env registered by gymnasium's own
+mechanisms (the `lastwill_env:LastWill-v1` id, the env module's import), and gymnasium's env
+checker on the env as registered (`illegal_action="penalize"` by default for the id)."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import gymnasium as gym
 import numpy as np
@@ -44,11 +46,15 @@ def test_make_passes_opponents_and_refuses_bad_options():
         gym.make("LastWill-v1", num_players=7)
 
 
-def test_check_env_passes_with_penalize_and_the_default_raises():
-    env = gym.make("LastWill-v1", num_players=(2, 3), illegal_action="penalize")
+def test_check_env_passes_as_registered_and_the_class_default_raises():
+    env = gym.make("LastWill-v1", num_players=2)
+    assert env.unwrapped.illegal_action == "penalize"
     check_env(env.unwrapped, skip_render_check=True)
+    check_env(gym.make("LastWill-v1", num_players=(2, 3)).unwrapped, skip_render_check=True)
     with pytest.raises(IllegalActionError):
-        check_env(gym.make("LastWill-v1", num_players=2).unwrapped, skip_render_check=True)
+        check_env(SingleSeatEnv(num_players=2), skip_render_check=True)
+    with pytest.raises(IllegalActionError):
+        check_env(gym.make("LastWill-v1", illegal_action="raise").unwrapped)
 
 
 def _run(code: str) -> str:
@@ -58,14 +64,42 @@ def _run(code: str) -> str:
     return out.stdout.strip()
 
 
-def test_registered_whichever_is_imported_first_and_only_once():
-    # gymnasium first, lastwill_env after; and lastwill_env first, gymnasium (via pettingzoo)
-    # after: both register LastWill-v1 once, and importing lastwill_env alone imports neither
+def test_module_colon_id_registers_in_a_fresh_interpreter():
+    code = (
+        "import gymnasium as gym; e = gym.make('lastwill_env:LastWill-v1', num_players=3); "
+        "print(type(e.unwrapped).__name__, e.unwrapped.num_players)"
+    )
+    assert _run(code) == "SingleSeatEnv 3"
+
+
+def test_env_module_registers_whatever_was_imported_first():
+    # lastwill_env first, gymnasium after: importing the env module registers the id, once,
+    # and register_envs takes it as gymnasium's docs show
+    code = (
+        "import sys, lastwill_env; light = 'gymnasium' not in sys.modules; "
+        "import gymnasium as gym; import lastwill_env.single_seat as m; gym.register_envs(m); "
+        "lastwill_env.register_gymnasium(); e = gym.make('LastWill-v1'); "
+        "print(light, sum(k == 'LastWill-v1' for k in gym.envs.registry), "
+        "e.unwrapped.num_players)"
+    )
+    assert _run(code) == "True 1 2"
+
+
+def test_importing_the_package_installs_no_import_hook():
+    # a meta-path finder put there by the package recursed in an install without the editable
+    # path hook: `python -S` (no site) reproduces it with `import decimal`
+    code = (
+        "import sys; n = len(sys.meta_path); sys.path.insert(0, '.'); import lastwill_env; "
+        "import decimal, lastwill_env.engine; print(len(sys.meta_path) == n)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120,
+        cwd=Path(lastwill_env.__file__).resolve().parent.parent,
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "True"
+
+
+def test_gymnasium_first_registers_on_importing_the_package():
     gym_first = "import gymnasium, lastwill_env; print('LastWill-v1' in gymnasium.envs.registry)"
     assert _run(gym_first) == "True"
-    env_first = (
-        "import sys, lastwill_env; light = 'gymnasium' not in sys.modules; import pettingzoo; "
-        "import gymnasium; lastwill_env.register_gymnasium(); "
-        "print(light, sum(k == 'LastWill-v1' for k in gymnasium.envs.registry))"
-    )
-    assert _run(env_first) == "True 1"
