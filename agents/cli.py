@@ -140,7 +140,8 @@ ARENA_HELP = (
     "Play a seeded tournament with seat rotation and paired deals; log and rate it.\n\n"
     "Every deal is played once per seating (paired deals), so card luck cancels between "
     "entrants. Prints win rates with Wilson 95% intervals beside the chance rate 1/N, mean "
-    "ranks, per-seat win rates and OpenSkill Plackett-Luce ratings anchored at --anchor. "
+    "ranks, per-seat win rates and ratings (a Plackett-Luce fit over all games, order-free, "
+    "with bootstrap intervals) anchored at --anchor. "
     "Rows are appended to the JSONL log as games finish; --resume continues an interrupted log."
 )
 
@@ -253,7 +254,7 @@ def arena(
         str | None,
         typer.Option(
             "--anchor",
-            help="Entrant (spec or display name) whose rating ordinal is pinned to 0 "
+            help="Entrant (spec or display name) whose rating is pinned to 0 "
             "\\[default: random, when it plays].",
         ),
     ] = None,
@@ -423,7 +424,7 @@ def _report_arena(result, fmt, seed, deals, anchor, plot, paired_csv, force, n: 
 
     summary = stats.summarize(result.rows)
     seats = stats.seat_stats(result.rows)
-    ratings = stats.openskill_ratings(result.rows, anchor=anchor or "random")
+    ratings = stats.fit_ratings(result.rows, anchor=anchor or "random", seed=seed)
     paired = stats.paired_comparisons(result.rows, seed=seed)
     _print_summary(fmt, result, summary, seats, ratings, paired)
     if plot is not None:
@@ -495,7 +496,7 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings, paired=()
         w.writerow(
             ["spec", "name", "games", "wins", "win_rate", "ci_lo", "ci_hi", "chance", "mean_rank"]
             + [f"seat{i}_win_rate" for i in range(n)]
-            + ["errors", "mu", "sigma", "ordinal"]
+            + ["errors", "rating", "rating_se", "rating_lo", "rating_hi"]
         )
         for s in summary:
             r = rated.get(s["spec"], {})
@@ -507,7 +508,7 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings, paired=()
                     s["seat_win_rates"][i] if i < len(s["seat_win_rates"]) else None
                     for i in range(n)
                 ]
-                + [s["errors"], r.get("mu"), r.get("sigma"), r.get("ordinal")]
+                + [s["errors"], r.get("rating"), r.get("se"), r.get("ci_lo"), r.get("ci_hi")]
             )
         sys.stdout.flush()
         return
@@ -536,22 +537,7 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings, paired=()
             str(s["errors"]),
         )
     console.print(t)
-    anchor = ratings["anchor"]
-    rt = Table(
-        title="OpenSkill Plackett-Luce ratings"
-        + (f" (anchor: {anchor} = 0)" if anchor else " (no anchor in the log)")
-    )
-    for col in ("player", "ordinal", "mu", "sigma", "games"):
-        rt.add_column(col, justify="left" if col == "player" else "right")
-    for spec, r in rated.items():
-        rt.add_row(
-            display_name(spec),
-            f"{r['ordinal']:.2f}",
-            f"{r['mu']:.2f}",
-            f"{r['sigma']:.2f}",
-            str(r["games"]),
-        )
-    console.print(rt)
+    console.print(_ratings_table(ratings))
     st = Table(title="Seats (all players)")
     for col in ("seat", "games", "win rate", "95% CI", "chance"):
         st.add_column(col, justify="right")
@@ -566,6 +552,33 @@ def _print_summary(fmt: OutputFormat, result, summary, seats, ratings, paired=()
     console.print(st)
     if paired:
         _print_paired(console, paired)
+
+
+def _ratings_table(ratings):
+    """The ratings of :func:`agents.stats.fit_ratings` as a rich table, best first."""
+    from rich.table import Table
+
+    from .registry import display_name
+
+    anchor = ratings["anchor"]
+    rt = Table(
+        title="Ratings (Plackett-Luce fit, order-free, Elo scale; "
+        + (f"anchor: {display_name(anchor)} = 0)" if anchor else "no anchor: mean 0)"),
+        caption=f"±: standard error; CI: percentile interval; over {ratings['resamples']} "
+        f"bootstrap resamples of the {ratings['deals']} deals",
+    )
+    for col in ("player", "rating", "±", f"{ratings['level']:.0%} CI", "games"):
+        rt.add_column(col, justify="left" if col == "player" else "right")
+    for spec, r in ratings["ratings"].items():
+        known = r["se"] is not None and spec != anchor
+        rt.add_row(
+            display_name(spec),
+            _fmt(r["rating"], ".1f"),
+            _fmt(r["se"] if known else None, ".1f"),
+            f"{r['ci_lo']:+.1f} to {r['ci_hi']:+.1f}" if known else "-",
+            str(r["games"]),
+        )
+    return rt
 
 
 def _print_paired(console, paired) -> None:

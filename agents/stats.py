@@ -7,7 +7,12 @@ Pure functions over the JSONL rows of a match log; nothing here plays games.
 - :func:`summarize`: per entrant spec: games, wins, win rate with its Wilson 95% interval beside
   the chance rate 1/N, mean rank, per-seat win rates, and errors caused.
 - :func:`seat_stats`: per seat (all specs together): how much the seat itself is worth.
-- :func:`openskill_ratings`: OpenSkill Plackett-Luce ratings fitted over the whole log.
+- :func:`fit_ratings`: order-free ratings, one Plackett-Luce maximum-likelihood fit over every
+  game's ranking, on the Elo scale, with a bootstrap over deals for their uncertainty (the
+  arena's ratings).
+- :func:`openskill_ratings`: OpenSkill Plackett-Luce ratings, updated game by game in game
+  order, so they depend on that order (the evaluation's ordinal and training's
+  ``rating/openskill_ordinal``).
 - :func:`paired_comparison`: is entrant A better than B on the same deals? The difference in
   win rate (or mean rank) with a paired bootstrap interval over deals, McNemar's exact test for
   two-player games, and the verdict in words; :func:`paired_comparisons` for every pair. Below
@@ -23,18 +28,33 @@ Counting conventions:
   or not on its own. The chance rate of a seat-game is 1/N, so "win rate vs chance" stays fair.
 - Error rows (a bot crashed or played an illegal move) have no ranks: they count for nobody's
   games, wins or ratings; ``errors`` counts them against the spec that caused them.
-- Ratings: one rating per distinct spec. Each seat is a team of one holding its spec's current
-  rating; after ``model.rate`` a spec seated several times at one table takes the **average**
-  of its seats' new ``mu`` and ``sigma`` (so a self-play game moves it only by the net result).
-  Games are processed in game-index order. Ratings are anchored by shifting every ``mu`` so the
-  anchor spec (default ``random``; a display name ``@label`` names its entrant too) has ordinal
-  (mu - 3 sigma) 0; without the anchor in the log, nothing is shifted and ``anchor`` is reported
-  as ``None``.
+- Ratings (both kinds): one rating per distinct spec; the anchor (default ``random``; a
+  display name ``@label`` names its entrant too) is pinned to 0, and ``anchor`` is reported as
+  ``None`` when it is not in the log (for :func:`fit_ratings`: has no scored game there).
+- :func:`fit_ratings`: each game's ranking is a Plackett-Luce ranking of its seats, best first
+  (each place chosen from the seats still unplaced with chances proportional to their
+  strengths); a spec seated several times at one table has one strength for all its seats;
+  tied seats are placed together from the same remaining seats (Breslow). The log-strengths
+  maximise the likelihood of all the games at once, so their order does not matter, with a
+  weak prior (one win and one loss per spec against a fixed player of strength 1) that keeps
+  a spec that won every game finite. A rating is ``400 * log10(strength)``: ``d`` points
+  apart, the better of two wins a 2-player game with chance ``1 / (1 + 10 ** (-d / 400))``.
+  Without the anchor the ratings are centred (mean 0). ``se`` and the interval come from
+  resampling deals (all the games of a deal together), seeded: the same rows give the same
+  ratings and intervals.
+- :func:`openskill_ratings`: each seat is a team of one holding its spec's current rating;
+  after ``model.rate`` a spec seated several times at one table takes the **average** of its
+  seats' new ``mu`` and ``sigma`` (so a self-play game moves it only by the net result).
+  Games are processed in game-index order, and the result depends on it: the last games
+  weigh most, so a 57% winner whose wins came first can end below its opponent. Ratings are
+  anchored by shifting every ``mu`` so the anchor has ordinal (mu - 3 sigma) 0; without the
+  anchor, nothing is shifted.
 """
 
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
@@ -184,7 +204,8 @@ def anchor_spec(anchor: str, specs: Iterable[str]) -> str | None:
 def openskill_ratings(
     rows: Iterable[dict[str, Any]], anchor: str | None = "random"
 ) -> dict[str, Any]:
-    """Plackett-Luce ratings over the whole log (module docstring: conventions).
+    """OpenSkill Plackett-Luce ratings updated game by game in game order (module docstring:
+    conventions; they depend on that order, :func:`fit_ratings` does not).
 
     Returns ``{"model": "PlackettLuce", "anchor": spec or None, "shift": float,
     "ratings": {spec: {"mu", "sigma", "ordinal", "games"}}}`` with ``mu`` and ``ordinal``
@@ -231,6 +252,211 @@ def openskill_ratings(
     }
     ordered = dict(sorted(table.items(), key=lambda kv: -kv[1]["ordinal"]))
     return {"model": "PlackettLuce", "anchor": used_anchor, "shift": shift, "ratings": ordered}
+
+
+# ---------------------------------------------------------------------------------------------
+# Order-free ratings: a batch Plackett-Luce fit over every game's ranking
+
+RATING_SCALE = 400 / math.log(10)
+"""Rating points per unit of log-strength: the Elo scale, so ``d`` points mean a 2-player win
+chance of ``1 / (1 + 10 ** (-d / 400))`` (57% is about 49 points)."""
+
+RATING_RESAMPLES = 200
+"""Deal resamples of the ratings' bootstrap by default."""
+
+_FIT_TOL = 1e-10  # largest change of a log-strength at which the fit stops
+_FIT_MAX_ITER = 200
+
+
+def _stages(seating: list[str], ranks: list[int]) -> list[tuple[tuple, tuple]]:
+    """A ranking as Plackett-Luce choices: for each rank, best first, the seats still in (the
+    risk set) and the seats placed there (more than one when tied), each as sorted ``(spec,
+    seats)`` pairs. A stage whose risk set holds one spec tells nothing and is left out."""
+    out = []
+    for r in sorted(set(ranks)):
+        risk = Counter(s for s, x in zip(seating, ranks, strict=True) if x >= r)
+        if len(risk) < 2:
+            continue
+        chosen = Counter(s for s, x in zip(seating, ranks, strict=True) if x == r)
+        out.append((tuple(sorted(risk.items())), tuple(sorted(chosen.items()))))
+    return out
+
+
+def _rating_data(rows: Iterable[dict[str, Any]]):
+    """What the fit needs: the scored seat-games of every spec seated in the log, and per deal
+    the count of each choice (:func:`_stages`)."""
+    games: dict[str, int] = {}
+    units: dict[str, Counter] = {}
+    for i, row in enumerate(game_rows(rows)):
+        for spec in row["seating"]:
+            games.setdefault(spec, 0)
+        if not _ok(row):
+            continue
+        for spec in row["seating"]:
+            games[spec] += 1
+        key = _deal_key(row)
+        unit = repr(key) if key is not None else f"game {row.get('game', i)}"
+        units.setdefault(unit, Counter()).update(_stages(row["seating"], list(row["ranks"])))
+    return games, units
+
+
+def _rating_arrays(specs: list[str], units: dict[str, Counter]):
+    """The choices as arrays: ``m`` and ``c`` (choice x spec: seats in the risk set, seats
+    placed) and ``counts`` (deal x choice: how often), in sorted order so that the float sums
+    do not depend on the order of the games."""
+    import numpy as np
+
+    col = {s: j for j, s in enumerate(specs)}
+    kinds = sorted({k for c in units.values() for k in c})
+    m = np.zeros((len(kinds), len(specs)))
+    c = np.zeros((len(kinds), len(specs)))
+    for i, (risk, chosen) in enumerate(kinds):
+        for spec, n in risk:
+            m[i, col[spec]] = n
+        for spec, n in chosen:
+            c[i, col[spec]] = n
+    at = {k: i for i, k in enumerate(kinds)}
+    counts = np.zeros((len(units), len(kinds)))
+    for u, unit in enumerate(sorted(units)):
+        for k, n in units[unit].items():
+            counts[u, at[k]] = n
+    return m, c, counts
+
+
+def _pl_loglik(m, c, k, w, theta):
+    """Per row of ``theta``: the penalised log-likelihood (:func:`_pl_fit`) and, for each
+    choice, the chance of each spec's seats (choice x spec)."""
+    import numpy as np
+
+    top = theta.max(axis=1, keepdims=True)
+    a = np.exp(theta - top)
+    total = a @ m.T  # row x choice: the risk set's strength (scaled by exp(top))
+    ll = (w * (theta @ c.T - k * (np.log(total) + top))).sum(axis=1)
+    ll += (theta - 2.0 * np.logaddexp(0.0, theta)).sum(axis=1)
+    return ll, m[None] * a[:, None, :] / total[:, :, None]
+
+
+def _pl_fit(m, c, w, start):
+    """Log-strengths maximising the Plackett-Luce likelihood of the choices weighted by ``w``
+    (one row of weights per fit; ties as Breslow: the tied seats are chosen together from the
+    same risk set), from the log-strengths ``start``. Each spec is also credited one win and
+    one loss against a fixed player of log-strength 0: a weak prior that keeps a player that
+    won every game finite and makes the likelihood strictly concave, so Newton's method with
+    step halving (each step must not lower it) finds its one maximum."""
+    import numpy as np
+
+    k = c.sum(axis=1)
+    wk = w * k
+    theta = np.array(start, dtype=float)
+    eye = np.eye(theta.shape[1])
+    ll, pi = _pl_loglik(m, c, k, w, theta)
+    for _ in range(_FIT_MAX_ITER):
+        sig = 0.5 * (1.0 + np.tanh(theta / 2))  # the prior's win chance
+        share = np.einsum("bp,bpe->be", wk, pi)
+        grad = w @ c - share + 1.0 - 2.0 * sig
+        info = np.einsum("bp,bpe,bpf->bef", -wk, pi, pi)
+        info += eye * (share + 2.0 * sig * (1.0 - sig))[:, None, :]
+        step = np.linalg.solve(info, grad[..., None])[..., 0]
+        t = np.ones((len(theta), 1))
+        for _ in range(60):
+            new_ll, new_pi = _pl_loglik(m, c, k, w, theta + t * step)
+            worse = new_ll < ll - 1e-12 * np.abs(ll)
+            if not worse.any():
+                break
+            t[worse] /= 2
+        theta = theta + t * step
+        ll, pi = new_ll, new_pi
+        if np.abs(t * step).max() < _FIT_TOL:
+            break
+    return theta
+
+
+def _anchored(theta, at: int | None):
+    """Log-strengths on the rating scale, pinned so the anchor (a column) is 0, else centred."""
+    r = RATING_SCALE * theta
+    base = r[..., at] if at is not None else r.mean(axis=-1)
+    return r - base[..., None]
+
+
+def fit_ratings(
+    rows: Iterable[dict[str, Any]],
+    anchor: str | None = "random",
+    *,
+    resamples: int = RATING_RESAMPLES,
+    level: float = 0.95,
+    seed: int = 0,
+) -> dict[str, Any]:
+    """Order-free ratings: one Plackett-Luce fit over every game's full ranking (module
+    docstring: conventions), on the Elo scale (:data:`RATING_SCALE`).
+
+    The same games in any order give the same ratings. Uncertainty: ``resamples`` bootstrap
+    resamples of the deals (the games of a deal go together, as in :func:`paired_comparison`),
+    seeded by ``seed``, each fitted again: ``se`` is their standard deviation and ``ci_lo`` /
+    ``ci_hi`` their percentile interval at ``level``, all relative to the anchor (whose ``se``
+    is 0) or, without one, to the mean. With ``resamples=0`` or fewer than two deals they are
+    None.
+
+    Returns ``{"model", "scale", "anchor" (spec or None), "deals", "level", "resamples",
+    "seed", "ratings": {spec: {"rating", "se", "ci_lo", "ci_hi", "games"}}}``, best first; a
+    spec with no scored game has ``rating`` None and comes last.
+    """
+    import numpy as np
+
+    if not 0.0 < level < 1.0:
+        raise ValueError(f"level={level!r} must be between 0 and 1")
+    games, units = _rating_data(rows)
+    specs = sorted(s for s, n in games.items() if n)
+    used = anchor_spec(anchor, specs) if anchor is not None else None
+    at = specs.index(used) if used is not None else None
+    table: dict[str, dict[str, Any]] = {
+        s: {"rating": None, "se": None, "ci_lo": None, "ci_hi": None, "games": games[s]}
+        for s in games
+    }
+    if specs:
+        m, c, counts = _rating_arrays(specs, units)
+        theta = _pl_fit(m, c, counts.sum(axis=0)[None, :], np.zeros((1, len(specs))))
+        rating = _anchored(theta, at)[0]
+        spread = _rating_bootstrap(m, c, counts, theta, at, resamples, level, seed)
+        for j, s in enumerate(specs):
+            table[s]["rating"] = float(rating[j])
+            if spread is not None:
+                se, lo, hi = (float(x) for x in spread[:, j])
+                table[s].update(se=se, ci_lo=lo, ci_hi=hi)
+    ordered = sorted(
+        table.items(), key=lambda kv: (kv[1]["rating"] is None, -(kv[1]["rating"] or 0), kv[0])
+    )
+    return {
+        "model": "Plackett-Luce maximum likelihood (order-free)",
+        "scale": "Elo",
+        "anchor": used,
+        "deals": len(units),
+        "level": level,
+        "resamples": resamples,
+        "seed": seed,
+        "ratings": dict(ordered),
+    }
+
+
+def _rating_bootstrap(m, c, counts, theta, at, resamples: int, level: float, seed: int):
+    """Rows ``se``, ``ci_lo``, ``ci_hi`` (per spec) of the ratings over deal resamples, or None
+    with fewer than two deals or no resamples."""
+    import numpy as np
+
+    deals = counts.shape[0]
+    if deals < 2 or resamples < 1:
+        return None
+    rng = np.random.default_rng(seed)
+    fits = []
+    chunk = max(1, 2_000_000 // deals)  # bounded memory for long logs
+    for i in range(0, resamples, chunk):
+        draws = rng.multinomial(deals, np.full(deals, 1.0 / deals), size=min(chunk, resamples - i))
+        w = draws @ counts
+        fits.append(_anchored(_pl_fit(m, c, w, np.repeat(theta, len(w), axis=0)), at))
+    r = np.concatenate(fits)
+    alpha = (1.0 - level) / 2
+    lo, hi = np.quantile(r, [alpha, 1.0 - alpha], axis=0)
+    se = r.std(axis=0, ddof=1) if len(r) > 1 else np.zeros(r.shape[1])
+    return np.stack([se, lo, hi])
 
 
 def plot_win_rates(summary: list[dict[str, Any]], path: str, title: str | None = None) -> None:

@@ -45,6 +45,55 @@ def test_json_output_and_rounding_note(tmp_path):
     assert doc["header"]["entrants"] == ["random", "random"]
 
 
+def _fake_result(rows, out):
+    from types import SimpleNamespace
+
+    header = {"type": "header", "entrants": ["a", "b"], "num_players": 2}
+    return SimpleNamespace(
+        rows=rows, out=out, header=header, errors=0, seatings=2, played=0, elapsed=0.0
+    )
+
+
+def _a_wins_57_with_its_wins_first():
+    """500 paired deals, a wins 570 of 1,000 games (+14 points paired), all of them first."""
+    games = []
+    for d in range(500):
+        won = ("a", "a") if d < 170 else ("b", "b") if d < 270 else ("a", "b")
+        for si, seating in enumerate((["a", "b"], ["b", "a"])):
+            games.append((d, seating, seating.index(won[si])))
+    games.sort(key=lambda g: g[1][g[2]] == "b")
+    return [
+        {
+            "game": i,
+            "deal": d,
+            "deal_seed": 1000 + d,
+            "seating": seating,
+            "winner": w,
+            "ranks": [1 if s == w else 2 for s in range(2)],
+            "error": None,
+        }
+        for i, (d, seating, w) in enumerate(games)
+    ]
+
+
+def test_ratings_agree_with_the_paired_result_whatever_the_game_order(tmp_path, capsys):
+    from agents.cli import OutputFormat, _report_arena
+
+    result = _fake_result(_a_wins_57_with_its_wins_first(), tmp_path / "x.jsonl")
+    _report_arena(result, OutputFormat.json, 1, "test", "b", None, None, False, 2)
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["paired"][0]["better"] == "a"
+    assert list(doc["ratings"]["ratings"]) == ["a", "b"]
+    a = doc["ratings"]["ratings"]["a"]
+    assert 40 < a["rating"] < 58 and a["ci_lo"] > 0
+    _report_arena(result, OutputFormat.table, 1, "test", "b", None, None, False, 2)
+    text = capsys.readouterr().out
+    assert "OpenSkill" not in text and "order-free" in text
+    table = text[text.index("Ratings (") : text.index("Seats (all players)")]
+    players = [line.split()[1] for line in table.splitlines() if line.startswith("│")]
+    assert players == ["a", "b"]
+
+
 def test_csv_output_and_rotation(tmp_path):
     players = "random,greedy" if "greedy" in names() else "random,random:x=1"
     if "greedy" not in names():  # pragma: no cover - before the greedy bot lands
@@ -52,7 +101,8 @@ def test_csv_output_and_rotation(tmp_path):
     res = _arena("-p", players, "-g", "3", "-f", "csv", "-o", str(tmp_path / "c.jsonl"))
     assert res.exit_code == 0, res.output
     rows = list(csv.DictReader(io.StringIO(res.stdout)))
-    assert rows and {"spec", "win_rate", "ci_lo", "ci_hi", "chance", "ordinal"} <= set(rows[0])
+    columns = {"spec", "win_rate", "ci_lo", "ci_hi", "chance", "rating", "rating_se"}
+    assert rows and columns <= set(rows[0])
     if players == "random,greedy":
         assert "rounded up to 4" in res.stderr  # 2 seatings
         assert sorted(r["spec"] for r in rows) == ["greedy", "random"]

@@ -1,6 +1,9 @@
-"""Tests of agents.stats: Wilson intervals, summaries, OpenSkill ratings, the plot."""
+"""Tests of agents.stats: Wilson intervals, summaries, ratings (the order-free Plackett-Luce fit
+and OpenSkill), the plot, paired comparisons, DataFrames."""
 
 from __future__ import annotations
+
+import math
 
 import pytest
 
@@ -88,6 +91,149 @@ def test_ratings_duplicate_spec_shares_one_rating():
     assert set(out["ratings"]) == {"a", "b"}
     assert out["ratings"]["a"]["games"] == 20
     assert out["ratings"]["a"]["ordinal"] > 0
+
+
+# --- the order-free Plackett-Luce fit ---------------------------------------------------------
+
+
+def _table_57(order):
+    """Two-player table of 500 paired deals where a wins 57% of the games (+14 points paired):
+    a wins both seatings of 170 deals, b both of 100, and each the game it opens on 230. The
+    games are numbered in `order`: "deals" (deal by deal), "b_first" (all of b's wins first),
+    "a_first" (all of a's wins first) or "shuffled"."""
+    import random
+
+    games = []
+    for d in range(500):
+        won = ("a", "a") if d < 170 else ("b", "b") if d < 270 else ("a", "b")
+        for si, seating in enumerate((["a", "b"], ["b", "a"])):
+            games.append((d, seating, seating.index(won[si])))
+    if order == "b_first":
+        games.sort(key=lambda g: g[1][g[2]] == "a")
+    elif order == "a_first":
+        games.sort(key=lambda g: g[1][g[2]] == "b")
+    elif order == "shuffled":
+        random.Random(7).shuffle(games)
+    rows = []
+    for i, (d, seating, winner) in enumerate(games):
+        rows.append(dict(_row(i, seating, winner), deal=d, deal_seed=1000 + d))
+    return rows
+
+
+ORDERS = ("deals", "b_first", "a_first", "shuffled")
+
+
+def test_sequential_openskill_depends_on_the_order_of_the_games():
+    ranked = {o: list(openskill_ratings(_table_57(o), anchor=None)["ratings"]) for o in ORDERS}
+    assert ranked["b_first"][0] == "a"
+    assert ranked["a_first"][0] == "b"  # the last games' winner comes first: not a ranking
+    assert ranked["deals"][0] == "b"
+
+
+@pytest.mark.parametrize("order", ORDERS)
+def test_fit_ranks_the_clear_paired_winner_first_in_any_game_order(order):
+    from agents.stats import fit_ratings, paired_comparison
+
+    rows = _table_57(order)
+    paired = paired_comparison(rows, "a", "b")
+    assert paired["diff"] == pytest.approx(0.14) and paired["better"] == "a"
+    out = fit_ratings(rows, anchor="b")
+    r = out["ratings"]
+    assert list(r) == ["a", "b"] and out["anchor"] == "b"
+    assert r["b"]["rating"] == 0.0 and r["b"]["se"] == 0.0
+    # Bradley-Terry on the Elo scale: 57% head to head is 400 log10(57/43) = 49 points
+    assert r["a"]["rating"] == pytest.approx(400 * math.log10(57 / 43), abs=1.0)
+    assert 0 < r["a"]["ci_lo"] < r["a"]["rating"] < r["a"]["ci_hi"]
+    assert 5 < r["a"]["se"] < 40
+    assert r["a"]["games"] == r["b"]["games"] == 1000
+
+
+def test_fit_is_order_free_and_reproducible():
+    from agents.stats import fit_ratings
+
+    first = fit_ratings(_table_57("deals"), seed=3)
+    assert fit_ratings(_table_57("deals"), seed=3) == first
+    for order in ORDERS[1:]:
+        assert fit_ratings(_table_57(order), seed=3) == first
+    other = fit_ratings(_table_57("deals"), seed=4)
+    assert other["ratings"]["a"]["rating"] == first["ratings"]["a"]["rating"]
+    assert other["ratings"]["a"]["se"] != first["ratings"]["a"]["se"]  # the bootstrap's draws
+
+
+def test_fit_uncertainty_shrinks_with_more_deals():
+    from agents.stats import fit_ratings
+
+    rows = _table_57("deals")
+    few = [r for r in rows if r["deal"] % 10 == 0]  # 50 deals, the same 57%
+    big, small = fit_ratings(rows, anchor="b"), fit_ratings(few, anchor="b")
+    assert small["ratings"]["a"]["rating"] == pytest.approx(big["ratings"]["a"]["rating"], abs=5)
+    assert small["ratings"]["a"]["se"] > 2 * big["ratings"]["a"]["se"]
+    with pytest.raises(ValueError, match="level"):
+        fit_ratings(rows, level=1.0)
+    bare = fit_ratings(rows, anchor="b", resamples=0)
+    assert bare["ratings"]["a"]["se"] is None and bare["ratings"]["a"]["ci_lo"] is None
+    assert bare["ratings"]["a"]["rating"] == big["ratings"]["a"]["rating"]
+
+
+def test_fit_one_spec_always_wins_stays_finite_and_anchors():
+    from agents.stats import fit_ratings
+
+    out = fit_ratings(_always_wins_log())
+    r = out["ratings"]
+    assert out["anchor"] == "random" and list(r)[0] == "strong"
+    assert r["random"]["rating"] == 0.0
+    assert math.isfinite(r["strong"]["rating"]) and r["strong"]["rating"] > 200
+    assert r["strong"]["games"] == 60
+    by_name = fit_ratings([_row(g, ["strong", "random@R"], int(g % 3 > 0)) for g in range(12)], "R")
+    assert by_name["anchor"] == "random@R"
+    assert by_name["ratings"]["random@R"]["rating"] == 0.0
+    assert by_name["ratings"]["random@R"]["rating"] > by_name["ratings"]["strong"]["rating"]
+
+
+def test_fit_without_anchor_centres_the_ratings():
+    from agents.stats import fit_ratings
+
+    out = fit_ratings(_always_wins_log(), anchor="nobody")
+    assert out["anchor"] is None
+    assert sum(r["rating"] for r in out["ratings"].values()) == pytest.approx(0.0, abs=1e-9)
+
+
+def test_fit_multiplayer_ranks_and_ties():
+    from agents.stats import fit_ratings
+
+    rows = []
+    for g in range(90):  # a and b share first place, c is last; seats rotated
+        seating = ["a", "b", "c"][g % 3 :] + ["a", "b", "c"][: g % 3]
+        ranks = [3 if s == "c" else 1 for s in seating]
+        rows.append({"game": g, "deal": g // 3, "seating": seating, "winner": 0, "ranks": ranks})
+    r = fit_ratings(rows, anchor="c")["ratings"]
+    assert r["a"]["rating"] == pytest.approx(r["b"]["rating"], abs=1e-6)
+    assert r["a"]["rating"] > 100
+    # second places count: x always second, y always last, z always first
+    order = [_row(g, ["z", "x", "y"][g % 3 :] + ["z", "x", "y"][: g % 3], 0) for g in range(60)]
+    for row in order:
+        row["ranks"] = [{"z": 1, "x": 2, "y": 3}[s] for s in row["seating"]]
+    assert list(fit_ratings(order, anchor=None)["ratings"]) == ["z", "x", "y"]
+
+
+def test_fit_duplicate_spec_shares_one_rating_and_errors_count_for_nobody():
+    from agents.stats import fit_ratings
+
+    rows = []
+    for g in range(30):  # every seat takes every rank a third of the time
+        row = _row(g, ["a", "a", "b"], g % 3)
+        row["ranks"] = [(s - g) % 3 + 1 for s in range(3)]
+        rows.append(row)
+    rows.append(_row(30, ["a", "a", "b"], None, error={"seat": 2, "player": "b"}))
+    out = fit_ratings(rows, anchor="b")
+    assert set(out["ratings"]) == {"a", "b"}
+    assert out["ratings"]["a"]["games"] == 60 and out["ratings"]["b"]["games"] == 30
+    # one seat's chance is 1/3 whoever sits there: the same strength
+    assert out["ratings"]["a"]["rating"] == pytest.approx(0.0, abs=1e-6)
+    only_errors = fit_ratings(rows + [_row(31, ["c", "b"], None, error={"seat": 0})], "b")
+    empty = {"rating": None, "se": None, "ci_lo": None, "ci_hi": None, "games": 0}
+    assert only_errors["ratings"]["c"] == empty
+    assert list(only_errors["ratings"])[-1] == "c"
 
 
 def test_summarize_counts_and_seats():
