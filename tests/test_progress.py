@@ -58,3 +58,15 @@ def test_collect_reports_every_game():
     cfg = TrainConfig(bc_teacher="greedy", bots=["greedy"], num_players=[2], player_weights=[1.0])
     data = collect(cfg, games=3, seed=1, on_game=lambda: calls.append(1))
     assert len(calls) == 3 and len(data["actions"]) > 0
+
+
+def test_the_training_bar_ends_at_its_total_when_the_last_rollout_overshoots(capsys):
+    # rollouts end on whole games, so a run of 300,000 steps stops at 302,680: the bar's total
+    # follows the steps done, and it never shows more steps than its total
+    with TrainProgress(True, 300_000, label="training") as p:
+        p.training(150_000)
+        p.training(302_680)
+        task = p.progress.tasks[0]
+        assert (task.completed, task.total) == (302_680, 302_680)
+    err = capsys.readouterr().err
+    assert "302680/302680" in err and "302680/300000" not in err

@@ -101,7 +101,10 @@ class TrainProgress:
             self._train = self.progress.add_task(
                 self.label, total=self.total_steps, completed=self.done_steps, note=note
             )
-        self.progress.update(self._train, completed=step, note=note)
+        # rollouts end on whole games, so the last one may pass total_steps: the bar's total
+        # follows, and the bar ends full at the steps done
+        total = max(self.total_steps, step)
+        self.progress.update(self._train, completed=step, total=total, note=note)
 
     def eval_start(self, step: int, games: int, what: str) -> None:
         if self.progress is not None and self._train is not None:
