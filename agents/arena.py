@@ -7,7 +7,12 @@ into an *error row* (``"error": {"seat", "player", "message"}``, no ranks) inste
 :func:`run_tournament` first builds every entrant spec once in this process
 (:func:`prepare_players`), so a spec that cannot be built is an :class:`ArenaError` before any
 game; worker processes (``workers``) and Ray tasks (``use_ray``) receive the registry setup
-they need to build the same agents (``agents.registry.worker_setup``).
+they need to build the same agents (``agents.registry.worker_setup``). Games with an outside
+agent that the lab imports (a ``module:Class`` spec or an entry point; :func:`in_own_process`)
+are played in a worker process even with one worker, so an agent that ends its process
+(``os._exit``) costs only its game, an error row, and never the command. What agents print in
+a worker process goes to its stderr (a worker's stdout is its parent's, which may carry the
+summary, as ``lastwill arena -f json`` does).
 
 Views. An agent's ``act(view, legal)`` gets the seat's
 :class:`~lastwill_env.engine.PlayerView`. An agent that declares ``needs_view = False`` (such as
@@ -42,10 +47,12 @@ other callers that keep the rows themselves); the ``lastwill arena`` command alw
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 import json
 import os
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -65,6 +72,7 @@ from lastwill_env.engine import (
     replay,
 )
 from lastwill_env.engine.actions import KEEP
+from lastwill_env.options import check_seed_option
 
 from .base import BaseAgent
 from .deals import VALIDATION, check_deals, derive_seed
@@ -74,6 +82,7 @@ from .registry import (
     PlayerSpecError,
     WorkerSetup,
     apply_worker_setup,
+    resolve,
     trusting,
     worker_setup,
     worker_setup_applied,
@@ -321,9 +330,24 @@ def run_tasks(
 ) -> list[dict[str, Any]]:
     """A batch of games (one Ray task or one worker chunk), after installing the parent's
     registry setup (`agents.registry.worker_setup`) in this process, its grants for this
-    batch only."""
-    with worker_setup_applied(setup):
+    batch only. What the agents print goes to stderr (module docstring)."""
+    with worker_setup_applied(setup), contextlib.redirect_stdout(sys.stderr):
         return [run_task(t, move_time_limit) for t in tasks]
+
+
+def in_own_process(specs: Iterable[str]) -> bool:
+    """Whether games of `specs` are played in a worker process even with one worker: one of
+    them is code the lab imports (a ``module:Class`` spec or an entry point's agent), which
+    may end its process; in a worker that costs only its game (`agents.workers`). A name
+    registered at run time plays in this process (its factory need not pickle)."""
+    for spec in set(specs):
+        try:
+            entry, _, _ = resolve(spec)
+        except PlayerSpecError:
+            continue
+        if entry.origin in ("import", "entry point"):
+            return True
+    return False
 
 
 def lost_row(task: GameTask, why: str) -> dict[str, Any]:
@@ -367,7 +391,8 @@ class Schedule:
     def __post_init__(self) -> None:
         try:
             check_deals(self.deals)
-        except ValueError as e:
+            check_seed_option("seed", self.seed)  # the bootstrap of the paired tables seeds numpy
+        except ValueError as e:  # DealsError, ConfigError
             raise ArenaError(str(e)) from None
         n = self.config.num_players
         if len(self.entrants) != n:
@@ -682,7 +707,9 @@ def _play_segment(
         where = {(t.game, t.seating): i for i, t in enumerate(segment)}
         rows = _results_ray(segment, workers, setup, move_time_limit)
         source = ((where[(r["game"], tuple(r["seating"]))], r) for r in rows)
-    elif workers > 1 and len(segment) > 1:
+    elif (workers > 1 and len(segment) > 1) or (
+        setup and in_own_process(s for t in segment for s in t.seating)
+    ):
         source = results_pool(segment, workers, setup, move_time_limit)
     else:
         source = enumerate(_results_local(segment, move_time_limit))
@@ -955,7 +982,7 @@ def run_tournament(
     sched = Schedule(tuple(entrants), config, seed, all_seatings, deals)
     if use_ray:
         _import_ray()
-    send = "ray" if use_ray else "pool" if workers > 1 else None
+    send = "ray" if use_ray else "pool" if workers > 1 or in_own_process(entrants) else None
     with trusting(entrants if trusted else ()):
         setup = prepare_players(entrants, send=send, move_time_limit=move_time_limit)
         ray_started = False

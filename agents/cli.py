@@ -9,6 +9,7 @@ inside the command function, so ``import agents.cli`` stays cheap and torch-free
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from enum import Enum
 from pathlib import Path
@@ -93,6 +94,16 @@ LIVE_TIME_LIMIT_HELP = _limit_help(
 )
 
 
+def _seed(value: int) -> int:
+    """``--seed`` checked: an integer from 0 to 2**64 - 1, else exit 2."""
+    from lastwill_env.options import check_seed_option
+
+    try:
+        return check_seed_option("--seed", value)
+    except ConfigError as e:
+        fail(str(e))
+
+
 def _move_time_limit(value: float) -> float:
     """``--move-time-limit`` checked: a finite number of seconds >= 0, else exit 2."""
     from .timelimit import check_time_limit
@@ -152,7 +163,13 @@ StartingMoneyOpt = Annotated[
 ]
 BoardSpacesOpt = Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")]
 WorkersOpt = Annotated[
-    int, typer.Option("--workers", "-w", help="Worker processes (1: in-process).")
+    int,
+    typer.Option(
+        "--workers",
+        "-w",
+        help="Worker processes (1: in this process, but a module:Class or entry-point agent "
+        "still plays in one worker process).",
+    ),
 ]
 FormatOpt = Annotated[
     OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
@@ -266,6 +283,7 @@ def arena(
     from . import arena as ar
 
     move_time_limit = _move_time_limit(move_time_limit)
+    seed = _seed(seed)
     entrants, config = _arena_entrants(players, num_players, anchor, starting_money, board_spaces)
     if out is None:
         out = ar.default_out_path()
@@ -401,16 +419,17 @@ def _run_tournament(entrants, config, games: int, total: int, quiet: bool, **opt
 
     progress = _ArenaProgress(total, quiet)
     try:
-        result = ar.run_tournament(
-            entrants,
-            config,
-            games,
-            on_start=progress.on_start,
-            on_game=progress.on_game,
-            on_note=lambda text: note(f"note: {text}"),
-            trusted=True,  # the entrants were typed here (docs/TRUST.md)
-            **options,
-        )
+        with contextlib.redirect_stdout(sys.stderr):  # agents' prints: stdout is the summary's
+            result = ar.run_tournament(
+                entrants,
+                config,
+                games,
+                on_start=progress.on_start,
+                on_game=progress.on_game,
+                on_note=lambda text: note(f"note: {text}"),
+                trusted=True,  # the entrants were typed here (docs/TRUST.md)
+                **options,
+            )
     except ar.ArenaError as e:
         progress.stop()
         fail(str(e))
@@ -592,7 +611,6 @@ def _print_paired(console, paired) -> None:
     pt = Table(title="Paired comparisons on the same deals (win rate A - B)")
     for col in ("A", "B", "deals", "A - B", "95% CI", "McNemar p", "verdict"):
         pt.add_column(col, justify="left" if col in ("A", "B", "verdict") else "right")
-    warnings = []
     for r in paired:
         if r["diff"] is None:
             continue
@@ -600,8 +618,6 @@ def _print_paired(console, paired) -> None:
         better = r["better"]
         a, b = display_name(r["a"]), display_name(r["b"])
         star = " *" if r.get("warning") else ""
-        if star:
-            warnings.append(f"* {a} vs {b}: {r['warning']}")
         pt.add_row(
             a,
             b,
@@ -612,8 +628,33 @@ def _print_paired(console, paired) -> None:
             f"{display_name(better)} better" if better else "no clear difference",
         )
     console.print(pt)
-    for line in warnings:
+    for line in paired_footnotes(paired):
         console.print(escape(line))
+
+
+def paired_footnotes(paired) -> list[str]:
+    """The starred intervals' warnings, said once each: one line for the pairs with too few
+    deals, one naming the pairs whose every deal gave the same difference."""
+    from .registry import display_name
+    from .stats import MIN_DEALS
+
+    rows = [r for r in paired if r["diff"] is not None and r.get("warning")]
+    few = [r for r in rows if r["deals"] < MIN_DEALS]
+    flat = [r for r in rows if "same difference" in r["warning"]]
+    lines = []
+    if few:
+        counts = sorted({r["deals"] for r in few})
+        shown = "/".join(map(str, counts))
+        m = len(paired)
+        who = f"{len(few)} of {m} pairs" if len(few) < m else "the pair" if m == 1 else "all pairs"
+        lines.append(
+            f"* {who} played {shown} deals, fewer than {MIN_DEALS}: the starred intervals are "
+            f"too narrow to trust; play more games"
+        )
+    if flat:
+        names = ", ".join(f"{display_name(r['a'])} vs {display_name(r['b'])}" for r in flat)
+        lines.append(f"* no spread ({names}): every deal gave the same difference")
+    return lines
 
 
 def write_paired_csv(path: Path, paired, *, overwrite: bool) -> None:
@@ -734,6 +775,7 @@ def eval_cmd(
     from .registry import PlayerSpecError
 
     move_time_limit = _move_time_limit(move_time_limit)
+    seed = _seed(seed)
     counts = _int_list_option(num_players, "--num-players")
     bots = list(ev.PANEL) if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
     sm = _eval_starting_money(starting_money, board_spaces)
@@ -742,7 +784,7 @@ def eval_cmd(
     progress, task_id = _progress_bar("eval", quiet or no_play)
     try:
         ev.panel_tables(spec, bots, counts)  # bad counts or an empty panel fail before any game
-        with progress:
+        with progress, contextlib.redirect_stdout(sys.stderr):  # stdout is the summary's
             result = ev.evaluate(
                 spec,
                 panel=bots,

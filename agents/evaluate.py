@@ -52,6 +52,7 @@ from .arena import (
     Schedule,
     ScheduleTasks,
     check_same_header,
+    in_own_process,
     play_in_order,
     read_for_resume,
 )
@@ -59,6 +60,7 @@ from .deals import TEST, check_deals, describe
 from .registry import (
     WorkerSetup,
     display_name,
+    split_label,
     trusting,
     worker_setup,
 )
@@ -97,6 +99,7 @@ def panel_tables(
     panel = list(panel)
     if not panel:
         raise EvalError("the panel is empty: name at least one bot, e.g. greedy")
+    check_names(spec, panel)
     counts = list(num_players)
     if not counts or not all(is_player_count(n) for n in counts):
         raise EvalError(
@@ -119,6 +122,47 @@ def panel_tables(
             continue  # two players: a mixed table would repeat vs_<first bot>
         out.append(Table("mixed", n, (spec, *others)))
     return out
+
+
+def _check_panel(panel: Sequence[str]) -> dict[str, str]:
+    """The panel's entries by display name, each named once (`EvalError` otherwise)."""
+    seen: dict[str, str] = {}
+    for bot in panel:
+        name = display_name(bot)
+        other = seen.setdefault(name, bot)
+        if other == bot and panel.count(bot) > 1:
+            raise EvalError(
+                f"the panel lists {bot!r} twice; list each bot once (each bot has one table)"
+            )
+        if other != bot:
+            raise EvalError(
+                f"the panel's {other!r} and {bot!r} are both shown as {name!r}; list each bot "
+                f"once, each under its own display name"
+            )
+    return seen
+
+
+def check_names(spec: str, panel: Sequence[str], anchor: str | None = None) -> None:
+    """The player, the panel's bots and the anchor can be told apart in the rows and the
+    tables: no bot listed twice, no two display names alike, and the player's display name
+    none of theirs (an anchor may be a panel bot). An `EvalError` says which collide."""
+    others = _check_panel(panel)
+    if spec in panel or spec == anchor:
+        raise EvalError(
+            f"the evaluated player {spec!r} is also in the panel (or the anchor), so its games "
+            f"could not be told apart from its copies'; give it a display name, e.g. "
+            f"{spec}@me"
+        )
+    named = {name: f"the panel's {bot!r}" for name, bot in others.items()}
+    if anchor is not None:
+        named.setdefault(display_name(anchor), f"the anchor {anchor!r}")
+    name = display_name(spec)
+    if name in named:
+        raise EvalError(
+            f"the evaluated player {spec!r} is shown as {name!r}, as is {named[name]}, so their "
+            f"games could not be told apart; give it another display name, e.g. "
+            f"{split_label(spec)[0]}@me"
+        )
 
 
 @dataclass
@@ -224,8 +268,9 @@ def _results(
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
 ) -> Iterator[dict[str, Any]]:
     """The rows of ``tasks`` in their order (`agents.arena.play_in_order`: read a segment at a
-    time); with workers, a game whose worker process dies is an error row."""
-    setup = _worker_setup(specs) if workers > 1 else None
+    time); with workers, or an outside agent the lab imports (`agents.arena.in_own_process`),
+    a game whose worker process dies is an error row."""
+    setup = _worker_setup(specs) if workers > 1 or in_own_process(specs) else None
     try:
         yield from play_in_order(tasks, workers, setup, False, move_time_limit)
     except ArenaError as e:
@@ -428,12 +473,7 @@ def evaluate(
     except ValueError as e:
         raise EvalError(str(e)) from None
     panel = list(panel)
-    if spec in panel or spec == anchor:
-        raise EvalError(
-            f"the evaluated player {spec!r} is also in the panel (or the anchor), so its games "
-            f"could not be told apart from its copies'; give it a display name, e.g. "
-            f"{spec}@me"
-        )
+    check_names(spec, panel, anchor)
     if anchor is not None and anchor not in panel and not mixed:
         raise EvalError(
             f"the anchor {anchor!r} would play no game: it is not in the panel "

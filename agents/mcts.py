@@ -64,11 +64,11 @@ from __future__ import annotations
 import math
 import random
 import time
-from typing import Any
 
 from lastwill_env.engine import GameConfig, GameState, PlayerView, apply_action, legal_actions
 from lastwill_env.engine.determinize import determinize
 from lastwill_env.engine.game import GAME_OVER
+from lastwill_env.options import check_number
 
 from .base import BaseAgent
 from .leafeval import LeafEvaluator
@@ -92,15 +92,6 @@ class _Node:
         self.edge_n: dict[int, int] = {}
         self.edge_w: dict[int, float] = {}
         self.children: dict[tuple[int, int], _Node] = {}
-
-
-def _number(key: str, v: Any, lo: float, hi: float, integer: bool = False) -> Any:
-    """`v` checked to be a number in [lo, hi] (an integer when `integer`)."""
-    kind = f"an integer from {int(lo)} to {int(hi)}" if integer else f"a number from {lo} to {hi}"
-    ok = not isinstance(v, bool) and isinstance(v, int if integer else (int, float))
-    if not ok or not math.isfinite(v) or not lo <= v <= hi:
-        raise ValueError(f"{key}={v!r} is not allowed; use {kind}")
-    return v
 
 
 class MCTSAgent(BaseAgent):
@@ -130,14 +121,14 @@ class MCTSAgent(BaseAgent):
             )
         if sims is None and ms is None:
             sims = DEFAULT_SIMS
-        self.sims = None if sims is None else _number("sims", sims, 1, 1_000_000, integer=True)
-        self.ms = None if ms is None else float(_number("ms", ms, 0.001, 600_000.0))
-        self.c_puct = float(_number("c_puct", c_puct, 0.001, 1000.0))
-        self.ptemp = float(_number("ptemp", ptemp, 0.01, 100.0))
-        self.temp = float(_number("temp", temp, 0.0, 100.0))
-        self.noise = float(_number("noise", noise, 0.0, 1.0))
-        self.alpha = float(_number("alpha", alpha, 0.001, 100.0))
-        self.sure = float(_number("sure", sure, 0.01, 1.0))
+        self.sims = None if sims is None else check_number("sims", sims, 1, 1_000_000, integer=True)
+        self.ms = None if ms is None else check_number("ms", ms, 0.001, 600_000.0)
+        self.c_puct = check_number("c_puct", c_puct, 0.001, 1000.0)
+        self.ptemp = check_number("ptemp", ptemp, 0.01, 100.0)
+        self.temp = check_number("temp", temp, 0.0, 100.0)
+        self.noise = check_number("noise", noise, 0.0, 1.0)
+        self.alpha = check_number("alpha", alpha, 0.001, 100.0)
+        self.sure = check_number("sure", sure, 0.01, 1.0)
         self.root_prior: dict[int, float] = {}
         self.path = policy
         pol, meta = load_policy(policy, need_value=True, prior_bots=prior_bots)

@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import os
 import re
 import sys
@@ -48,11 +49,14 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from lastwill_env.options import shown
+
 from . import priors, trust
 from .base import Agent, RandomAgent
 from .behaviour import spec_fingerprint
 
 ENTRY_POINT_GROUP = "lastwill.agents"
+SPEC_CHARS = 200  # a longer spec is shown by its ends in an error message
 _DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)*$")
 
 
@@ -90,11 +94,20 @@ def entries() -> list[Entry]:
 
 
 def _coerce(value: str):
-    for cast in (int, float):
-        try:
-            return cast(value)
-        except ValueError:
-            pass
+    """A spec's value as an int, a float or a bool where it reads as one, else its text. A
+    number too large for a float (``1e400``, or more digits than Python reads) stays text, so
+    the option's check names it as typed rather than as ``inf``."""
+    try:
+        return int(value)
+    except ValueError:
+        pass
+    try:
+        number = float(value)
+    except ValueError:
+        pass
+    else:
+        named = any(word in value.lower() for word in ("inf", "nan"))
+        return number if math.isfinite(number) or named else value
     if value.lower() in ("true", "false"):
         return value.lower() == "true"
     return value
@@ -123,6 +136,18 @@ def display_name(spec: str) -> str:
     return label or base
 
 
+def _label_moved(spec: str) -> str | None:
+    """A hint for a spec with an ``@label`` before its last ``:`` part (``ppo:reference@x:net``):
+    the display name goes last (``ppo:reference:net@x``); ``None`` when there is none."""
+    parts = spec.strip().split(":")
+    for i, part in enumerate(parts[:-1]):
+        m = _LABEL.search(part)
+        if m and m.group(1) and "@" not in part[: m.start()]:
+            fixed = ":".join([*parts[:i], part[: m.start()], *parts[i + 1 :]]) + m.group(0)
+            return f"the display name {m.group(0)!r} goes last: {fixed!r}"
+    return None
+
+
 def parse_spec(spec: str) -> tuple[str, list, dict]:
     if not isinstance(spec, str) or not spec.strip():
         raise PlayerSpecError(f"empty player spec {spec!r}; known players: {', '.join(names())}")
@@ -130,6 +155,9 @@ def parse_spec(spec: str) -> tuple[str, list, dict]:
     if not base:
         raise PlayerSpecError(f"player spec {spec!r} names no player before its '@label'")
     name, *args = base.split(":")
+    if "@" in name and args:  # no player's name holds '@': a label put before the options
+        hint = _label_moved(spec) or "a display name @label goes last, after every option"
+        raise PlayerSpecError(f"player spec {spec!r}: {hint}")
     if name == "ppo" and args:  # a checkpoint path may itself contain ':'
         args = [":".join(args)]
     pos, kw = [], {}
@@ -333,14 +361,13 @@ def spec_grants(specs: Iterable[str]) -> tuple[list[str], list[str]]:
         try:
             target = import_target(spec)
             name, pos, _ = parse_spec(spec)
+            path = ppo_path(str(pos[0]))[0] if name == "ppo" and pos and pos[0] else ""
         except PlayerSpecError:
             continue
         if target is not None:
             imports.append(target)
-        elif name == "ppo" and pos and pos[0]:
-            path = ppo_path(str(pos[0]))[0]
-            if path.endswith((".zip", ".npz")):
-                pickles.append(path[:-4] + ".zip")
+        elif path.endswith((".zip", ".npz")):
+            pickles.append(path[:-4] + ".zip")
     return imports, pickles
 
 
@@ -370,8 +397,10 @@ def make_agent(spec: str, seed: int | None = None, *, trusted: bool = False) -> 
     except PlayerSpecError:
         raise
     except (TypeError, ValueError, OSError) as e:
+        hint = _label_moved(spec)
         raise PlayerSpecError(
-            f"bad parameters in player spec {spec!r}: {e}; {entry.name} takes: "
+            f"bad parameters in player spec {shown(spec, SPEC_CHARS)}: {e}"
+            f"{f'; {hint}' if hint else ''}; {entry.name} takes: "
             f"{entry.params or 'no parameters'}"
         ) from e
     except SystemExit as e:  # sys.exit in a constructor: an error naming the spec

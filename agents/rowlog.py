@@ -6,7 +6,8 @@ appeared meanwhile is never replaced); a resumed log is cut back to its intact p
 last line is dropped) and appended to.
 
 When the destination cannot be written, at the start (the file appeared meanwhile, its folder
-became unwritable) or later (a full disk, a lost mount), the log moves to a fallback file
+became unwritable) or later (a full disk, a lost mount, the file or its folder deleted while
+the log is open, which writes would not notice), the log moves to a fallback file
 (:func:`agents.safeio.fallback_path`: beside the destination, else in the system's temporary
 directory) that holds the header and every row so far, and ``on_note`` is told its path.
 Only when no fallback can be written either is a :class:`~agents.safeio.DestinationError`
@@ -16,6 +17,7 @@ raised, naming every place tried.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import os
 from collections.abc import Callable, Iterable
@@ -81,8 +83,15 @@ class RowLog:
         try:
             self._f.write(_line(row))
             self._f.flush()
+            self._check_linked(self._f)
         except OSError as e:
             self._move(e)
+
+    def _check_linked(self, f: IO[str]) -> None:
+        """Raise when the open file `f` has no name left (it, or its folder, was deleted): what
+        is written to it would be lost when it is closed."""
+        if os.fstat(f.fileno()).st_nlink == 0:
+            raise FileNotFoundError(errno.ENOENT, f"{self.out} was deleted while it was written")
 
     def _move(self, error: OSError) -> None:
         """Continue in a fallback file that gets the header and every row so far."""
@@ -121,6 +130,10 @@ class RowLog:
         """Flush, fsync and close the file."""
         if self._f is None:
             return
+        try:
+            self._check_linked(self._f)
+        except OSError as e:
+            self._move(e)
         f, self._f = self._f, None
         try:
             f.flush()

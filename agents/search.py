@@ -21,6 +21,7 @@ from __future__ import annotations
 from lastwill_env.engine import GameConfig, PlayerView, apply_action, legal_actions, player_view
 from lastwill_env.engine.determinize import determinize
 from lastwill_env.engine.game import GAME_OVER
+from lastwill_env.options import check_number
 
 from .base import BaseAgent
 from .bots.greedy import GreedyBot
@@ -43,11 +44,8 @@ class MCAgent(BaseAgent):
         super().__init__(seed)
         if samples is not None:  # alias: `mc:samples=N`
             rollouts = samples
-        for key, v in (("rollouts", rollouts), ("cands", cands)):
-            if isinstance(v, bool) or not isinstance(v, int) or not 1 <= v <= 10_000:
-                raise ValueError(f"{key}={v!r} is not allowed; use an integer from 1 to 10000")
-        self.rollouts = rollouts
-        self.cands = cands
+        self.rollouts = check_number("rollouts", rollouts, 1, 10_000, integer=True)
+        self.cands = check_number("cands", cands, 1, 10_000, integer=True)
         if policy not in ("greedy", "random"):
             raise ValueError(f"policy must be greedy or random, got {policy!r}")
         self.policy = policy

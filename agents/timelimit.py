@@ -26,11 +26,12 @@ thread, cannot be forced to. A limit of ``0`` means none.
 from __future__ import annotations
 
 import functools
-import math
 import signal
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from lastwill_env.options import check_number
 
 from .base import BaseAgent
 from .registry import PlayerSpecError, make_agent, resolve
@@ -53,14 +54,9 @@ class _Deadline(BaseException):
 
 def check_time_limit(value: Any, name: str = OPTION) -> float:
     """``value`` as a limit in seconds: a finite number >= 0 (0: no limit); otherwise a
-    ``ValueError`` naming ``name`` and what is allowed."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ValueError(f"{name} must be a number of seconds (0 for no limit), got {value!r}")
-    if not math.isfinite(value) or value < 0:
-        raise ValueError(
-            f"{name} must be a finite number of seconds >= 0 (0 for no limit), got {value!r}"
-        )
-    return float(value)
+    ``ValueError`` naming ``name`` and what is allowed (`lastwill_env.options.check_number`)."""
+    allowed = "a finite number of seconds >= 0 (0 for no limit)"
+    return check_number(name, value, 0, allowed=allowed)
 
 
 def is_lab_spec(spec: str) -> bool:

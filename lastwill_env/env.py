@@ -111,7 +111,8 @@ Options: ``num_players`` 2–5 (default 4), ``render_mode`` ``None | "ansi" | "h
 ``board_spaces`` (1–12, default 5). Unknown or invalid options raise ``ConfigError`` naming the
 allowed values.
 
-``reset(seed=s)`` plays the engine game ``new_game(config, seed=s)``; a later ``reset()``
+``reset(seed=s)`` plays the engine game ``new_game(config, seed=s)`` (``s`` a Python or numpy
+integer from 0 to 2**64 - 1; anything else raises ``ConfigError``); a later ``reset()``
 without a seed draws the next game seed from a numpy generator seeded with ``s`` (from fresh
 entropy if the env was never seeded). ``state()`` is the full-information vector
 (``STATE_SIZE``: the seat-0 observation, then all hands, deck cards and face-down discards) for
@@ -162,7 +163,7 @@ from .engine import (
 )
 from .engine.game import GAME_OVER, action_int, as_legal
 from .engine.text import render_seat
-from .options import check_choice, check_finite
+from .options import check_choice, check_finite, check_seed_option
 
 ENV_NAME = "lastwill_v1"
 ENV_VERSION = 1
@@ -263,8 +264,8 @@ class raw_env(AECEnv, EzPickle):
     # -- AEC API ------------------------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         if seed is not None:
-            self._seed_rng = np.random.default_rng(seed)
-            game_seed = int(seed)
+            game_seed = check_seed_option("seed", seed)
+            self._seed_rng = np.random.default_rng(game_seed)
         else:
             if self._seed_rng is None:
                 self._seed_rng = np.random.default_rng()

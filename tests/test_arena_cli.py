@@ -182,7 +182,7 @@ def test_paired_table_warns_below_min_deals(tmp_path):
     assert res.exit_code == 0, res.output
     text = " ".join(res.stdout.split())
     assert " *" in text  # the 4-deal interval is starred
-    assert "* G vs R: only 4 deals (fewer than 30)" in text
+    assert "* the pair played 4 deals, fewer than 30" in text
 
 
 def test_paired_csv_one_row_per_pair_refused_when_present(tmp_path):
@@ -207,3 +207,56 @@ def test_empty_label_is_a_clear_error(tmp_path):
     res = _arena("-p", "greedy@,random", "-o", str(tmp_path / "x.jsonl"))
     assert res.exit_code == 2
     assert "empty display name" in res.output
+
+
+def test_json_output_stays_parseable_when_an_agent_prints(tmp_path, capfd):
+    for workers in ("1", "2"):
+        out = tmp_path / f"w{workers}.jsonl"
+        res = _arena("-p", "unruly_agents:Talker,random", "-g", "4", "-f", "json", "-o", str(out))
+        assert res.exit_code == 0, res.output
+        doc = json.loads(res.stdout)
+        assert doc["games"] == 4 and doc["errors"] == 0
+        assert "Talker: built" in res.stderr  # what it prints goes to stderr
+    assert "Talker" not in capfd.readouterr().out  # worker processes' prints too
+
+
+def test_a_registered_agent_that_prints_leaves_the_csv_output_whole(tmp_path, monkeypatch):
+    from agents import registry
+
+    registry._load_builtin()
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    registry.register("_talker", _talker, "test only")
+    res = _arena("-p", "_talker,random", "-g", "2", "-f", "csv", "-o", str(tmp_path / "c.jsonl"))
+    assert res.exit_code == 0, res.output
+    rows = list(csv.DictReader(io.StringIO(res.stdout)))
+    assert [r["spec"] for r in rows] == ["_talker", "random"]
+    assert "Talker: I play" in res.stderr
+
+
+def _talker(seed=None):
+    from unruly_agents import Talker
+
+    return Talker(seed)
+
+
+def test_small_sample_footnotes_are_said_once_not_per_pair():
+    from agents.cli import paired_footnotes
+
+    def pair(a, b, deals, warning):
+        return {"a": a, "b": b, "diff": 0.1, "deals": deals, "warning": warning}
+
+    few = "only 10 deals (fewer than 30): the bootstrap interval is too narrow to trust"
+    flat = "every deal gave the same difference (+0.0 points), so the interval has no width"
+    paired = [
+        pair("greedy", "random", 10, f"{few}; {flat}"),
+        pair("greedy", "planner", 10, few),
+        pair("planner", "random", 10, few),
+        pair("racer", "random", 40, None),
+    ]
+    lines = paired_footnotes(paired)
+    assert lines == [
+        "* 3 of 4 pairs played 10 deals, fewer than 30: the starred intervals are too narrow "
+        "to trust; play more games",
+        "* no spread (greedy vs random): every deal gave the same difference",
+    ]
+    assert paired_footnotes([pair("racer", "random", 40, None)]) == []

@@ -281,6 +281,9 @@ def _spec(spec: str) -> Callable[[Path], list[str]]:
     return lambda d: ["arena", "-q", "-p", spec, "-o", str(d / "l.jsonl")]
 
 
+NINES = "9" * 400  # a number no option allows, too long to print whole
+NINES_SHOWN = "99999999999999999999...99999999 (400 digits)"
+
 ARENA_CASES = [
     ArenaCase(
         "resume-into-a-text-file",
@@ -349,6 +352,39 @@ ARENA_CASES = [
     ArenaCase("greedy-eps-negative", _spec("greedy:eps=-0.5,random"), "eps=-0.5 is not allowed"),
     ArenaCase("greedy-eps-nan", _spec("greedy:eps=nan,random"), "eps=nan is not allowed"),
     ArenaCase("mc-rollouts-float", _spec("mc:rollouts=2.5,random"), "rollouts=2.5 is not"),
+    ArenaCase(
+        "greedy-eps-400-digits",
+        _spec(f"greedy:eps={NINES},random"),
+        f"eps={NINES_SHOWN} is not allowed; use a probability from 0 to 1",
+    ),
+    ArenaCase(
+        "mcts-sims-400-digits",
+        _spec(f"mcts:policy=reference:sims={NINES},random"),
+        f"sims={NINES_SHOWN} is not allowed; use an integer from 1 to 1000000",
+    ),
+    ArenaCase("greedy-eps-1e400", _spec("greedy:eps=1e400,random"), "eps='1e400' is not allowed"),
+    ArenaCase("greedy-eps-inf", _spec("greedy:eps=inf,random"), "eps=inf is not allowed"),
+    ArenaCase(
+        "ppo-net-twice", _spec("ppo:reference:net:net,random"), "options repeat; give at most"
+    ),
+    ArenaCase(
+        "ppo-sample-and-det", _spec("ppo:reference:sample:det,random"), "options repeat; give"
+    ),
+    ArenaCase(
+        "label-in-the-middle-of-a-ppo-spec",
+        _spec("ppo:reference@x:net,random"),
+        "the display name '@x' goes last: 'ppo:reference:net@x'",
+    ),
+    ArenaCase(
+        "label-after-the-name",
+        _spec("greedy@x:eps=0.1,random"),
+        "the display name '@x' goes last: 'greedy:eps=0.1@x'",
+    ),
+    ArenaCase(
+        "seed-negative",
+        lambda d: ["arena", "-q", "-p", "random,greedy", "-o", str(d / "l.jsonl"), "-s", "-1"],
+        "--seed=-1 is not allowed; use an integer from 0 to 2**64 - 1",
+    ),
 ]
 
 
@@ -356,6 +392,31 @@ ARENA_CASES = [
 def test_arena_refuses(tmp_path, case):
     argv = case.setup(tmp_path)
     refused(tmp_path, argv, case.message)
+
+
+BAD_NUMBERS = [NINES, "-" + NINES, "1e400", "-1e400", "nan", "inf", "9" * 5000, "True"]
+NUMERIC_OPTIONS = [
+    ("greedy:eps={}", "eps=", "use a probability from 0 to 1"),
+    ("racer:base_rate={}", "base_rate=", "use a number of 0 or more"),
+    ("sprinter:eps={}", "eps=", "use a probability from 0 to 1"),
+    ("mc:rollouts={}", "rollouts=", "use an integer from 1 to 10000"),
+    ("mc:cands={}", "cands=", "use an integer from 1 to 10000"),
+    ("mcts:policy=reference:sims={}", "sims=", "use an integer from 1 to 1000000"),
+    ("mcts:policy=reference:ms={}", "ms=", "use a number from 0.001 to 600000.0"),
+    ("mcts:policy=reference:c_puct={}", "c_puct=", "use a number from 0.001 to 1000.0"),
+]
+
+
+@pytest.mark.parametrize("value", BAD_NUMBERS, ids=lambda v: v[:12])
+@pytest.mark.parametrize(("spec", "option", "allowed"), NUMERIC_OPTIONS, ids=lambda x: x[:20])
+def test_every_numeric_option_refuses_huge_and_non_finite_values(spec, option, allowed, value):
+    from agents.registry import PlayerSpecError, make_agent
+
+    with pytest.raises(PlayerSpecError) as info:
+        make_agent(spec.format(value))
+    text = str(info.value)
+    assert f"{option}" in text and f"is not allowed; {allowed}" in text, text
+    assert "9" * 100 not in text  # a huge value is shown by its ends
 
 
 def test_arena_plot_checked_before_games_and_written_atomically(tmp_path):

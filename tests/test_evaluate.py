@@ -41,6 +41,9 @@ def test_panel_tables_copies_mixed_and_anchor():
         ([], [4], "panel is empty"),
         (["greedy"], [6], "2, 3, 4 or 5"),
         (["greedy"], [3, 3], "distinct"),
+        (["greedy", "greedy"], [2], "the panel lists 'greedy' twice; list each bot once"),
+        (["greedy@g", "racer@g"], [2], "'greedy@g' and 'racer@g' are both shown as 'g'"),
+        (["greedy", "greedy@greedy"], [2], "both shown as 'greedy'"),
     ],
 )
 def test_panel_tables_reject_bad_requests(panel, counts, message):
@@ -164,6 +167,10 @@ def test_eval_cli_json_csv_and_table(tmp_path):
         (["greedy@me", "-n", "7"], "2, 3, 4 or 5"),
         (["greedy@me", "--panel", ","], "panel is empty"),
         (["greedy", "--panel", "greedy,random", "-g", "1"], "display name"),
+        (["greedy@greedy", "--panel", "greedy,random", "-g", "1"], "is shown as 'greedy'"),
+        (["racer@g", "--panel", "greedy@g,random", "-g", "1"], "is shown as 'g'"),
+        (["greedy@me", "--panel", "greedy,greedy", "-n", "2"], "lists 'greedy' twice"),
+        (["greedy@me", "--panel", "random", "-n", "2", "-s", "-1"], "--seed=-1 is not allowed"),
         (["nobody", "-g", "1"], "unknown player"),
         (["greedy@me", "--starting-money", "12"], "starting_money"),
     ],
@@ -244,3 +251,24 @@ def test_play_logged_resume_refuses_another_runs_log(tmp_path):
     with pytest.raises(ev.EvalError, match="at least 1"):
         ev.play_logged(tables, 0, tmp_path / "new.jsonl", header, seed=3, deals="validation")
     assert out.read_bytes() == before and not (tmp_path / "new.jsonl").exists()
+
+
+def test_the_player_is_told_apart_from_the_anchor_by_its_display_name():
+    with pytest.raises(ev.EvalError, match="'racer@random' is shown as 'random'"):
+        ev.evaluate("racer@random", panel=["greedy"], num_players=[3], games=1, anchor="random")
+
+
+def test_an_evaluation_refuses_a_seed_outside_the_deal_range():
+    with pytest.raises(ev.EvalError, match=r"seed=-1 is not allowed; use an integer from 0 to"):
+        ev.evaluate("greedy@me", panel=["random"], num_players=[2], games=1, seed=-1)
+
+
+def test_json_output_stays_parseable_when_an_agent_prints(tmp_path, capfd):
+    res = _eval(
+        "unruly_agents:Talker@t", "--panel", "random", "-n", "2", "-g", "2", "-f", "json",
+        "-o", str(tmp_path / "e.jsonl"),
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.stdout)["games"] == 2
+    assert "Talker: built" in res.stderr  # what it prints goes to stderr
+    assert "Talker" not in capfd.readouterr().out

@@ -476,6 +476,58 @@ def test_a_log_whose_file_fails_mid_run_goes_on_in_a_fallback(tmp_path: Path):
     assert _lines(log.path) == [{"type": "header"}, {"game": 0}]  # what reached it is kept
 
 
+@pytest.mark.parametrize("when", ["mid-run", "after the last row"])
+def test_a_log_whose_folder_is_deleted_goes_on_in_a_fallback(tmp_path: Path, when):
+    import shutil
+
+    from agents.rowlog import RowLog
+
+    notes: list[str] = []
+    folder = tmp_path / "out"
+    log = RowLog(folder / "log.jsonl", {"type": "header"}, on_note=notes.append)
+    log.write({"game": 0})
+    if when == "mid-run":
+        shutil.rmtree(folder)
+        log.write({"game": 1})
+    log.write({"game": 2})
+    if when != "mid-run":
+        shutil.rmtree(folder)
+    log.close()
+    assert log.out != log.path and log.out.is_file() and not folder.exists()
+    rows = [{"game": 0}, *([{"game": 1}] if when == "mid-run" else []), {"game": 2}]
+    assert _lines(log.out) == [{"type": "header"}, *rows]
+    assert len(notes) == 1 and str(log.out) in notes[0] and "was deleted" in notes[0]
+
+
+def test_eval_whose_output_folder_is_deleted_says_where_its_games_went(
+    tmp_path: Path, whole, monkeypatch
+):
+    import shutil
+
+    from agents import evaluate as ev
+    from agents.cli import app
+    from agents.rowlog import RowLog
+
+    class Vanishing(RowLog):
+        """The log's folder is deleted after its first game."""
+
+        def write(self, row: dict) -> None:
+            super().write(row)
+            if len(self.rows) == 1:
+                shutil.rmtree(self.path.parent)
+
+    monkeypatch.setattr(ev, "RowLog", Vanishing)
+    full, _ = whole
+    out = tmp_path / "gone" / "e.jsonl"
+    args = ["eval", "random@me", "--panel", "random,greedy", "-n", "2,3", "-g", "3", "-s", "5"]
+    res = runner.invoke(app, [*args, "-q", "-o", str(out), "-f", "json"])
+    assert res.exit_code == 0, res.output
+    fallback = Path(json.loads(res.stdout)["log"])
+    assert fallback != out and fallback.is_file() and not out.parent.exists()
+    assert f"log: {fallback}" in res.stderr and "go to " + str(fallback) in res.stderr
+    assert _lines(fallback)[1:] == full.rows  # every game is in the fallback file
+
+
 # ---------------------------------------------------------------------------------------------
 # Schedules are streamed: a huge --games starts playing at once
 

@@ -52,9 +52,15 @@ def _raises(call, kind: type[BaseException], text: str) -> BaseException:
 
 CONSTRUCTION = [
     ("env-penalty-nan", lambda: raw_env(illegal_penalty=math.nan), "illegal_penalty=nan"),
-    ("env-penalty-inf", lambda: raw_env(illegal_penalty=-math.inf), "give a finite number"),
+    ("env-penalty-inf", lambda: raw_env(illegal_penalty=-math.inf), "use a finite number"),
     ("env-penalty-text", lambda: raw_env(illegal_penalty="x"), "illegal_penalty='x'"),
-    ("env-penalty-bool", lambda: raw_env(illegal_penalty=True), "give a finite number"),
+    ("env-penalty-bool", lambda: raw_env(illegal_penalty=True), "use a finite number"),
+    ("env-penalty-complex", lambda: raw_env(illegal_penalty=np.complex128(1)), "complex128"),
+    (
+        "env-penalty-huge",
+        lambda: raw_env(illegal_penalty=10**400),
+        "illegal_penalty=10000000000000000000...00000000 (401 digits) is not allowed",
+    ),
     (
         "single-weights-nan",
         lambda: SingleSeatEnv(player_weights=(math.nan, 1, 1, 1)),
@@ -121,6 +127,32 @@ def test_apply_action_refuses_values_that_are_not_integers_naming_the_type():
     assert s.history == [a] and type(s.history[0]) is int
 
 
+class _OldNumpyBool:
+    """A bool as numpy 1.x has it: its ``__index__`` still answers 0 or 1 (with a warning)."""
+
+    dtype = np.dtype(bool)
+
+    def __init__(self, index: int) -> None:
+        self.index = index
+
+    def __index__(self) -> int:
+        return self.index
+
+
+def test_a_bool_of_any_kind_is_not_an_action_even_one_that_reads_as_an_index():
+    s = new_game(2, 3)
+    a = legal_actions(s)[0]
+    before = s.to_dict()
+    for bad in (_OldNumpyBool(a), np.array(True), np.bool_(a == 1)):
+        _raises(lambda bad=bad: apply_action(s, bad), IllegalActionError, "an action is an int")
+        assert s.to_dict() == before
+    e = raw_env(num_players=2, illegal_action="penalize")
+    e.reset(seed=3)
+    a = legal_actions(e.game)[0]
+    _raises(lambda: e.step(_OldNumpyBool(a)), IllegalActionError, "of type _OldNumpyBool")
+    assert e.game.history == [] and not any(e.terminations.values())
+
+
 @pytest.mark.parametrize("mode", ["raise", "penalize"])
 def test_aec_step_refuses_values_that_are_not_integers_in_either_mode(mode):
     e = raw_env(num_players=2, illegal_action=mode)
@@ -185,6 +217,27 @@ def test_replay_accepts_a_tuple_of_actions():
 def test_new_game_refuses_seeds_outside_the_range(seed, text):
     _raises(lambda: new_game(4, seed), ValueError, text)
     _raises(lambda: replay(4, seed, []), ValueError, text)
+
+
+@pytest.mark.parametrize(
+    ("seed", "text"),
+    [
+        (-1, "seed=-1 is not allowed; use an integer from 0 to 2**64 - 1"),
+        (1.5, "seed=1.5 is not allowed"),
+        ("3", "seed='3' is not allowed"),
+        (True, "seed=True is not allowed"),
+        (np.array([1, 2]), "seed=array([1, 2]) is not allowed"),
+        (2**64, "seed=18446744073709551616 is not allowed"),
+        (10**400, "seed=10000000000000000000...00000000 (401 digits) is not allowed"),
+    ],
+)
+def test_env_reset_refuses_a_bad_seed_naming_it_and_the_range(seed, text):
+    e = raw_env(num_players=2)
+    _raises(lambda: e.reset(seed=seed), ConfigError, text)
+    e.reset(seed=np.uint64(7))  # a numpy integer is a seed
+    first = e.game.to_dict()
+    e.reset(seed=7)
+    assert e.game.to_dict() == first
 
 
 def test_the_largest_seed_deals_its_own_game():
@@ -441,3 +494,44 @@ def test_play_refuses_a_bot_move_that_is_not_an_integer(monkeypatch, answer):
                 problems.append(problem)
                 assert action == legal[0]  # the seat plays the first legal action instead
     assert problems and "not an integer" in problems[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# Numeric options: one check (lastwill_env.options.check_number)
+
+
+@pytest.mark.parametrize(
+    ("value", "integer", "text"),
+    [
+        (10**400, True, "n=10000000000000000000...00000000 (401 digits) is not allowed"),
+        (10**400, False, "n=10000000000000000000...00000000 (401 digits) is not allowed"),
+        (-(10**400), False, "n=-1000000000000000000...00000000 (401 digits) is not allowed"),
+        (math.inf, False, "n=inf is not allowed; use a number from 0 to 10"),
+        (math.nan, False, "n=nan is not allowed"),
+        (np.float64("nan"), False, "n=np.float64(nan) is not allowed"),
+        (True, True, "n=True is not allowed; use an integer from 0 to 10"),
+        (np.bool_(True), False, "n=np.True_ is not allowed"),
+        (2.0, True, "n=2.0 is not allowed; use an integer"),
+        ("5", False, "n='5' is not allowed"),
+        ("9" * 400, False, "n='99999999999999999999...99999999' (400 characters) is not"),
+        (1j, False, "n=1j is not allowed"),
+        (np.array([1.0]), False, "n=array([1.]) is not allowed"),
+        (11, True, "n=11 is not allowed; use an integer from 0 to 10"),
+    ],
+)
+def test_check_number_refuses_what_is_not_a_number_in_its_range(value, integer, text):
+    from lastwill_env.options import check_number
+
+    err = _raises(lambda: check_number("n", value, 0, 10, integer=integer), ConfigError, text)
+    assert len(str(err)) < 120
+
+
+def test_check_number_returns_plain_numbers_and_shows_any_integer():
+    from lastwill_env.options import check_number, shown
+
+    assert check_number("n", np.int64(3), 0, 10, integer=True) == 3
+    assert type(check_number("n", np.int64(3), 0, 10, integer=True)) is int
+    assert type(check_number("n", 3, 0, 10)) is float and check_number("n", np.float32(2.5)) == 2.5
+    assert check_number("p", 0.5, 0, 1, allowed="a probability from 0 to 1") == 0.5
+    assert shown(-(10**5000)) == "an integer of about 5001 digits"  # beyond str()'s digit limit
+    assert shown("ab") == "'ab'"

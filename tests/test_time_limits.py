@@ -78,9 +78,9 @@ def test_a_time_limit_is_a_finite_number_of_seconds(value):
     assert check_time_limit(value) == float(value)
 
 
-@pytest.mark.parametrize("value", [-1, float("nan"), float("inf"), "5", None, True])
+@pytest.mark.parametrize("value", [-1, float("nan"), float("inf"), "5", None, True, 10**400])
 def test_a_bad_time_limit_is_refused_naming_the_option(value):
-    with pytest.raises(ValueError, match=r"--move-time-limit must be a .*0 for no limit"):
+    with pytest.raises(ValueError, match=r"--move-time-limit=.* is not allowed; use a .*0 for no"):
         check_time_limit(value)
 
 
@@ -137,6 +137,7 @@ ARENA_CASES = [
     ("unruly_agents:Sleeper", 2, OVER),
     ("unruly_agents:Exiter", 2, "in act called sys.exit(3)"),
     ("unruly_agents:Killer:after=2", 2, "its worker process ended abruptly"),
+    ("unruly_agents:Killer:after=2", 1, "its worker process ended abruptly"),
 ]
 
 
@@ -247,7 +248,9 @@ def test_a_bad_move_time_limit_on_the_command_line_exits_2(tmp_path):
     ):
         r = runner.invoke(app, [*argv, "--move-time-limit", "nan"], input="quit\n")
         assert r.exit_code == 2, (argv, r.output)
-        assert "--move-time-limit must be a finite number of seconds >= 0" in r.output
+        assert "--move-time-limit=nan is not allowed; use a finite number of seconds >= 0" in (
+            r.output
+        )
     assert list(tmp_path.iterdir()) == []
 
 
@@ -275,6 +278,16 @@ def test_eval_with_workers_records_a_dead_worker(tmp_path):
     result = evaluate(
         spec, panel=["greedy"], num_players=[2], games=2, workers=2, trusted=True,
         move_time_limit=LIMIT,
+    )  # fmt: skip
+    assert len(result.rows) == 2 and [r["table"] for r in result.rows] == ["vs_greedy"] * 2
+    assert all("worker process ended abruptly" in r["error"]["message"] for r in result.rows)
+
+
+def test_eval_with_one_worker_records_a_dead_agent_process(tmp_path):
+    spec = "unruly_agents:Killer:after=1"
+    result = evaluate(
+        spec, panel=["greedy"], num_players=[2], games=2, trusted=True, move_time_limit=LIMIT,
+        out=tmp_path / "e.jsonl",
     )  # fmt: skip
     assert len(result.rows) == 2 and [r["table"] for r in result.rows] == ["vs_greedy"] * 2
     assert all("worker process ended abruptly" in r["error"]["message"] for r in result.rows)
@@ -339,7 +352,7 @@ def test_play_tells_sys_exit_apart_and_load_drops_a_sleeper(tmp_path, clean_regi
     resumed = load_game(saved, move_time_limit=LIMIT)  # its replayed act is over the limit
     problems = _finish(resumed)
     assert len(problems) == 1 and f"agent '_tl_sleeper' in act {OVER}" in problems[0]
-    with pytest.raises(PlayError, match="--move-time-limit must be"):
+    with pytest.raises(PlayError, match="--move-time-limit=-1 is not allowed"):
         load_game(saved, move_time_limit=-1)
 
 

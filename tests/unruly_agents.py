@@ -115,3 +115,21 @@ class SlowObserver(BaseAgent):
     def observe(self, event):
         if event.get("type") == "action":
             time.sleep(NAP)
+
+
+class Talker(BaseAgent):
+    """Plays legally and prints a line on stdout when built, reset and at every move."""
+
+    needs_view = False
+
+    def __init__(self, seed=None):
+        super().__init__(seed)
+        print("Talker: built")
+
+    def reset(self, seed=None):
+        super().reset(seed)
+        print("Talker: a new game")
+
+    def act(self, view, legal):
+        print(f"Talker: I play {legal[0]}")
+        return legal[0]

@@ -9,8 +9,6 @@ vanish from the final valuation). Seat 0 of the view is the bot itself.
 
 from __future__ import annotations
 
-import math
-
 from lastwill_env.engine import PlayerView
 from lastwill_env.engine.actions import (
     ACTION_TABLE,
@@ -40,6 +38,7 @@ from lastwill_env.engine.game import (
     UNKNOWN_PHASE,
     WILD_PHASE,
 )
+from lastwill_env.options import check_number
 
 from ..base import BaseAgent
 
@@ -230,14 +229,7 @@ class ScriptedBot(BaseAgent):
 
     def __init__(self, seed: int | None = None, eps: float = 0.0) -> None:
         super().__init__(seed)
-        if (
-            isinstance(eps, bool)
-            or not isinstance(eps, (int, float))
-            or not math.isfinite(eps)
-            or not 0.0 <= eps <= 1.0
-        ):
-            raise ValueError(f"eps={eps!r} is not allowed; use a probability from 0 to 1")
-        self.eps = float(eps)
+        self.eps = check_number("eps", eps, 0, 1, allowed="a probability from 0 to 1")
 
     # -- dispatch -----------------------------------------------------------------------------
     def act(self, view: PlayerView, legal: list[int]) -> int:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from math import ceil
 
 from lastwill_env.engine.actions import (
@@ -15,6 +14,7 @@ from lastwill_env.engine.actions import (
     PASS,
 )
 from lastwill_env.engine.cards import CATALOGUE
+from lastwill_env.options import check_number
 
 from .common import (
     CARDS,
@@ -171,14 +171,7 @@ class RacerBot(ScriptedBot):
                 raise ValueError(
                     f"{key!r} is not a weight of the racer; allowed: eps, {', '.join(self.KNOBS)}"
                 )
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, (int, float))
-                or not math.isfinite(value)
-                or value < 0
-            ):
-                raise ValueError(f"{key}={value!r} is not allowed; use a number of 0 or more")
-            setattr(self, key, float(value))
+            setattr(self, key, check_number(key, value, 0))
 
     # -- per-view memo (a decision evaluates many hypothetical hands against one view) ------
     def memo(self, v) -> dict:

@@ -940,11 +940,12 @@ _LEGAL = (
 
 def action_int(action: Any) -> int | None:
     """`action` as a plain int when it is an integer: a Python int or a numpy integer (any
-    type with `__index__`). None for anything else: a bool (not an action, though Python counts
-    it as an int), a float (even 3.0), a numpy bool or float, a string."""
+    type with `__index__`). None for anything else: a bool of any kind (not an action, though
+    Python counts it as an int and numpy 1.x's bool has `__index__`: a value whose dtype names
+    bool is one), a float (even 3.0), a numpy float, a string."""
     if type(action) is int:
         return action
-    if isinstance(action, bool):
+    if isinstance(action, bool) or "bool" in str(getattr(action, "dtype", "")):
         return None
     try:
         return operator.index(action)
