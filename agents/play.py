@@ -3,15 +3,20 @@
 The human's seat is drawn from its :func:`~lastwill_env.engine.player_view` only
 (:func:`agents.replay.render_view`), so nothing hidden from it is shown; the other seats'
 decisions are printed as they happen (a card another seat keeps from its starting six stays
-hidden). At each of the human's decisions the legal actions are listed as numbered, readable
-choices (:func:`~lastwill_env.engine.describe_action`). Besides a number, the prompt takes:
+hidden). The whole table, with the text of every hand card, is drawn at the first decision
+(:func:`table_text`); each later one shows what changed since the last (:func:`changes_text`:
+money, the new cards with their text, hand sizes, boards, the offer, the market). At each of
+the human's decisions the legal actions are listed as numbered, readable choices
+(:func:`~lastwill_env.engine.describe_action`). Besides a number, the prompt takes:
 
 - ``save PATH``: write the game so far (config, seed, seats and their specs, agent seeds,
   actions) as JSON; ``lastwill play --load PATH`` resumes it. An existing file is not
   replaced unless asked (``save --force PATH``),
 - ``card NAME``: the text of any card (price, spend, actions, companion slots, privilege),
-- ``show``: print the table again, ``help``: list the commands,
-- ``quit``: stop (the game is not saved unless ``save`` was used).
+- ``show``: the whole table again, ``help``: what the current phase is, what each kind of
+  choice offered now does (:func:`help_text`), and the commands,
+- ``quit``: stop; the message says whether anything is lost (:func:`unsaved_note`: nothing
+  right after a save or a load, else the decisions since the save, or the whole game).
 
 Each choice about a card carries the card's text, and the hand is listed with it. ``pass``
 (end the turn, skip an add-on) is always the last choice. A decision with a single legal action
@@ -46,6 +51,7 @@ from lastwill_env.engine import (
     CATALOGUE,
     GAME_OVER,
     PASS,
+    PHASE_NAMES,
     ConfigError,
     GameConfig,
     GameState,
@@ -58,7 +64,26 @@ from lastwill_env.engine import (
     new_game,
     player_view,
 )
+from lastwill_env.engine.actions import ERRAND_NAMES, MAX_OFFER_SPACES
+from lastwill_env.engine.cards import PROPERTY_TYPES
 from lastwill_env.engine.config import allowed_counts, is_player_count
+from lastwill_env.engine.tables import (
+    ADDON_PHASE,
+    BALL_PHASE,
+    BLOCK_PHASE,
+    BREED_PHASE,
+    DISCARD_PHASE,
+    DRAW_PHASE,
+    ERRAND_PHASE,
+    KEEP_PHASE,
+    MARKET_PHASE,
+    OPTION_PHASE,
+    PLAN_PHASE,
+    ROOM_PHASE,
+    TURN_PHASE,
+    UNKNOWN_PHASE,
+    WILD_PHASE,
+)
 
 from .arena import default_out_path as arena_out_path
 from .arena import derive_seed
@@ -80,8 +105,8 @@ HUMAN = "human"
 RECORD_VERSION = 1
 COMMANDS_HELP = (
     "Enter the number of a choice, or: card NAME (what a card does), save PATH (save the game "
-    "so far), show (the table again), help, quit. A decision with one choice is played for "
-    "you; pass (end the turn) is always the last choice."
+    "so far), show (the whole table), help (what the choices here do), quit. A decision with "
+    "one choice is played for you; pass (end the turn) is always the last choice."
 )
 
 
@@ -99,6 +124,7 @@ class PlayGame:
     state: GameState
     agents: dict[int, Any] = field(default_factory=dict)
     created: str = field(default_factory=lambda: time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+    saved: tuple[str, int] | None = None  # (file, decisions it holds) of the last save or load
 
     @property
     def names(self) -> list[str]:
@@ -313,6 +339,7 @@ def load_game(path: str | Path, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT
         state,
         agents,
         created=record.get("created") or time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        saved=(str(path), len(state.history)),
     )
 
 
@@ -337,21 +364,26 @@ def observers_of(game: PlayGame) -> list[int]:
     return [s for s, a in game.agents.items() if _overrides_observe(a)]
 
 
-def bot_step(game: PlayGame, observers: list[int] | None = None) -> tuple[int, str | None]:
-    """Let the bot whose turn it is decide and apply its action; ``(action, problem)``.
+def bot_turn(game: PlayGame) -> tuple[int, Any, list[int]]:
+    """``(seat, view, legal)`` of the bot whose turn it is: its seat, its player view (``None``
+    for an agent that needs none) and the legal actions, for :func:`bot_choice`."""
+    state = game.state
+    seat = state.cur
+    if state.phase == GAME_OVER or seat == game.human_seat:
+        raise PlayError("bot_turn: no bot is to act")
+    agent = game.agents[seat]
+    view = player_view(state, seat) if getattr(agent, "needs_view", True) else None
+    return seat, view, list(legal_actions(state))
+
+
+def bot_choice(agent: Any, view: Any, legal: list[int]) -> tuple[int, str | None]:
+    """What ``agent`` plays at a decision (``view`` and ``legal`` from :func:`bot_turn`):
+    ``(action, problem)``; the game is not touched, so this may run while others read it.
 
     A bot that raises or answers an illegal action plays the first legal action instead and
     ``problem`` says what went wrong (a bot's fault must not end a person's game). An outside
     agent over its time limit, or calling ``sys.exit``, is dropped (`agents.timelimit`): its
     seat plays the first legal action for the rest of the game, said once in ``problem``."""
-    state = game.state
-    seat = state.cur
-    if state.phase == GAME_OVER or seat == game.human_seat:
-        raise PlayError("bot_step: no bot is to act")
-    observers = observers_of(game) if observers is None else observers
-    legal = legal_actions(state)
-    agent = game.agents[seat]
-    view = player_view(state, seat) if getattr(agent, "needs_view", True) else None
     problem = None
     try:
         action = agent.act(view, list(legal))
@@ -367,9 +399,22 @@ def bot_step(game: PlayGame, observers: list[int] | None = None) -> tuple[int, s
     except Exception as e:  # noqa: BLE001 - a bot's fault must not end the game
         action = legal[0]
         problem = f"{type(e).__name__}: {e}"
-    action = int(action)
-    apply_action(state, action)
+    return int(action), problem
+
+
+def play_move(game: PlayGame, seat: int, action: int, observers: list[int] | None = None) -> None:
+    """Apply ``seat``'s legal ``action`` and tell the observing bots."""
+    apply_action(game.state, action)
+    observers = observers_of(game) if observers is None else observers
     _feed(game.agents, observers, game.config.num_players, seat, action)
+
+
+def bot_step(game: PlayGame, observers: list[int] | None = None) -> tuple[int, str | None]:
+    """Let the bot whose turn it is decide (:func:`bot_choice`) and apply its action;
+    ``(action, problem)``."""
+    seat, view, legal = bot_turn(game)
+    action, problem = bot_choice(game.agents[seat], view, legal)
+    play_move(game, seat, action, observers)
     return action, problem
 
 
@@ -403,6 +448,11 @@ def _card_body(card: int) -> str:
     return card_text(card).split(": ", 1)[1]
 
 
+def count_of(k: int, noun: str) -> str:
+    """The count with its noun in the right number: "1 action", "2 actions"."""
+    return f"{k} {noun if k == 1 else noun + 's'}"
+
+
 def choice_label(action: int, view: PlayerView | None = None) -> str:
     """``describe_action`` plus the card's text (price, spend, actions, companion slots,
     privilege) for a choice about a card, what a plan space gives, which card an offer space
@@ -416,8 +466,8 @@ def choice_label(action: int, view: PlayerView | None = None) -> str:
     if kind in ("plan", "block"):
         p = CATALOGUE.plans[view.num_players][arg]
         text += (
-            f" (turn order {p.order}, {p.cards} plan cards, {p.errand_boys} errand boys, "
-            f"{p.actions} actions)"
+            f" (turn order {p.order}, {count_of(p.cards, 'plan card')}, "
+            f"{count_of(p.errand_boys, 'errand boy')}, {count_of(p.actions, 'action')})"
         )
     elif kind == "errand" and arg < len(view.offer) and view.offer[arg] >= 0:
         c = view.offer[arg]
@@ -447,6 +497,232 @@ def hand_text(view: PlayerView) -> str:
     if not view.hand:
         return "your cards: none"
     return "your cards:\n" + "\n".join(f"    {card_text(c)}" for c in view.hand)
+
+
+def table_text(view: PlayerView, viewer: int, names: list[str]) -> str:
+    """The whole table as ``viewer`` sees it and every card of its hand with its text: the
+    first decision's picture, and the answer to ``show``."""
+    return render_view(view, viewer, names) + "\n" + hand_text(view)
+
+
+# ---------------------------------------------------------------------------------------------
+# What changed since the person's last decision
+
+
+def _card_state(view: PlayerView, c: int) -> str:
+    """A board card with its value, tokens and used mark, as the table shows it."""
+    spec = CATALOGUE.cards[c]
+    bits = []
+    if spec.category == "property":
+        bits.append(f"value {spec.values[view.value_step[c]]}")
+    if spec.slots:
+        bits.append(f"tokens {view.filled_slots[c]}/{len(spec.slots)}")
+    if view.used[c]:
+        bits.append("used")
+    return f"{spec.name}({', '.join(bits)})" if bits else spec.name
+
+
+def _card_names(cards) -> str:
+    return ", ".join(CATALOGUE.cards[c].name for c in cards) or "-"
+
+
+def _money_lines(old: PlayerView, new: PlayerView, who) -> list[str]:
+    moved = [
+        f"{who(r)} £{a} -> £{b}"
+        for r, (a, b) in enumerate(zip(old.money, new.money, strict=True))
+        if a != b
+    ]
+    return [f"money: {', '.join(moved)}"] if moved else []
+
+
+def _hand_lines(old: PlayerView, new: PlayerView, who) -> list[str]:
+    """New cards of the viewer's hand with their text, the cards that left it, and the other
+    seats' hand sizes that changed."""
+    lines = []
+    came = [c for c in new.hand if c not in old.hand]
+    if came:
+        lines += ["new in your hand:", *(f"  {card_text(c)}" for c in came)]
+    gone = [c for c in old.hand if c not in new.hand]
+    if gone:
+        lines.append(f"left your hand: {_card_names(gone)}")
+    sizes = [
+        f"{who(r)} {a} -> {b}"
+        for r, (a, b) in enumerate(zip(old.hand_sizes, new.hand_sizes, strict=True))
+        if r and a != b
+    ]
+    if sizes:
+        lines.append(f"cards in hand: {', '.join(sizes)}")
+    return lines
+
+
+def _board_lines(old: PlayerView, new: PlayerView, who) -> list[str]:
+    """The board of every seat whose cards, values or tokens changed."""
+
+    def marks(view: PlayerView, rel: int) -> list[tuple[int, int, int]]:
+        return [(c, view.value_step[c], view.filled_slots[c]) for c in view.boards[rel]]
+
+    lines = []
+    for rel in range(new.num_players):
+        if marks(old, rel) != marks(new, rel):
+            whose = "your" if rel == 0 else f"{who(rel)}'s"
+            cards = ", ".join(_card_state(new, c) for c in new.boards[rel]) or "-"
+            lines.append(f"{whose} board: {cards}")
+    return lines
+
+
+def _offer_line(view: PlayerView, who) -> str:
+    spaces = []
+    for i, c in enumerate(view.offer):
+        taken = view.offer_taken_by[i]
+        name = CATALOGUE.cards[c].name if c >= 0 else "-"
+        spaces.append(f"{i + 1}:{name}{f' [{who(taken)}]' if taken >= 0 else ''}")
+    return "offer: " + (" ".join(spaces) or "-")
+
+
+def _supply_lines(old: PlayerView, new: PlayerView, who) -> list[str]:
+    """The offer board, the market's modifier tiles and the extensions, where they changed."""
+    lines = []
+    if (old.offer, old.offer_taken_by) != (new.offer, new.offer_taken_by):
+        lines.append(_offer_line(new, who))
+    if old.modifiers != new.modifiers:
+        mods = " ".join(f"{PROPERTY_TYPES[t]} {m:+d}" for t, m in enumerate(new.modifiers))
+        lines.append(f"market: {mods}")
+    ext = [
+        f"{who(r)} {a} -> {b}"
+        for r, (a, b) in enumerate(zip(old.extensions, new.extensions, strict=True))
+        if a != b
+    ]
+    if ext:
+        lines.append(f"board extensions: {', '.join(ext)}")
+    return lines
+
+
+def changes_text(old: PlayerView, new: PlayerView, viewer: int, names: list[str]) -> str:
+    """What changed between two views of seat ``viewer`` (its last decision and this one), one
+    indented line each: a new round, money, the viewer's new cards (with their text) and the
+    cards that left its hand, the other hands' sizes, boards, the offer, the market and the
+    extensions. "" when nothing did."""
+    n = new.num_players
+
+    def who(rel: int) -> str:
+        return "you" if rel == 0 else names[(viewer + rel) % n]
+
+    lines = []
+    if new.round != old.round:
+        lines.append(f"round {new.round} began; start player {who(new.start_player)}")
+    for part in (_money_lines, _hand_lines, _board_lines, _supply_lines):
+        lines += part(old, new, who)
+    return "\n".join(f"  {line}" for line in lines)
+
+
+_CONTEXT = ("your hand (", "kept so far:", "pending:")
+
+
+def decision_text(old: PlayerView, view: PlayerView, viewer: int, names: list[str]) -> str:
+    """A later decision's picture: the table's heading, what changed since ``old`` (the view at
+    the viewer's last decision), then its hand and what is pending (draws, actions left)."""
+    picture = render_view(view, viewer, names).splitlines()
+    lines = [picture[0]]
+    changes = changes_text(old, view, viewer, names)
+    if changes:
+        lines += ["since your last decision:", changes]
+    lines += [line for line in picture if line.startswith(_CONTEXT)]
+    return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------
+# help: the phase and each kind of choice
+
+PHASE_HELP = {
+    KEEP_PHASE: "round 1: you keep 2 of your 6 starting cards, one at a time; the other 4 are "
+    "discarded face down.",
+    BLOCK_PHASE: "2 players: each puts a neutral marker on a plan space, which nobody may then "
+    "choose this round.",
+    PLAN_PHASE: "the plan space you take sets the cards you draw now, your errand boys, your "
+    "actions and your place in the turn order (order 1 acts first).",
+    DRAW_PHASE: "choose the deck of each card your plan draws, one at a time, before any is "
+    "seen; the cards are dealt when all are chosen.",
+    ERRAND_PHASE: "in turn order each errand boy goes to a free errand space and does its "
+    "errand at once.",
+    MARKET_PHASE: "put the four modifier tiles under the property types in a new order; a "
+    "tile is added to its type's buy and sale prices.",
+    UNKNOWN_PHASE: "draw the top card of one normal deck into your hand.",
+    TURN_PHASE: "play cards from your hand and use cards on your board, each for its actions, "
+    "until you pass. The aim is to be rid of your money; while you own a property you may not "
+    "go below £0.",
+    OPTION_PHASE: "the board card you use spends its printed amount or that of a filled "
+    "companion slot.",
+    ADDON_PHASE: "the event you play may take the companion its next symbol shows, from your "
+    "hand (or a joker), to spend its extra amount.",
+    BALL_PHASE: "invest 2 or more actions in the Ball to spend the amount of that row.",
+    ROOM_PHASE: "your board is full: discard a placed helper or expense (never a property) to "
+    "place the new card.",
+    WILD_PHASE: "Wild Party: each step takes one value step off one of your houses (three in all).",
+    BREED_PHASE: "Breeders' Fair: attach up to two horses or dogs from your hand to your "
+    "farms, no action each.",
+    DISCARD_PHASE: "end of round: discard down to your hand limit (2; some helpers raise it).",
+}
+
+KIND_HELP = {
+    "keep": "keep CARD: keep that starting card",
+    "block": "block space N: nobody may choose that plan space this round",
+    "plan": "plan space N: take that plan (its cards now, then its errand boys, actions and "
+    "turn order)",
+    "draw": "draw from DECK: one of your plan cards comes from that deck",
+    "errand offer": "errand offer space N: take the card on that space into your hand (the "
+    "others see which)",
+    "errand board extension": "errand board extension: one more card space on your board, for good",
+    "errand property market": "errand property market: rearrange the four modifier tiles next",
+    "errand unknown card": "errand unknown card: draw the top card of a normal deck of your "
+    "choice next (once a round)",
+    "errand opera": "errand opera: spend £2",
+    "market": "market order (a, b, c, d): the modifier tiles' new order",
+    "play": "play CARD: an event spends its money and is discarded; a helper, expense or "
+    "property goes onto your board (a property is bought for its price plus its modifier)",
+    "use": "use CARD: once a round, spend a board card's money (maintaining a house keeps its "
+    "value this round)",
+    "sell": "sell CARD: the property leaves your board and you receive its value plus its modifier",
+    "attach_card": "attach_card CARD: a companion from your hand becomes a token on that "
+    "card's next slot, whose larger amount it may then spend",
+    "attach_joker": "attach_joker CARD: the same with a joker as the companion",
+    "addon_card": "addon_card: add the matching companion from your hand; the event spends its "
+    "extra amount",
+    "addon_joker": "addon_joker: the same with a joker",
+    "ball": "ball invest K actions: spend the amount of that row of the Ball table",
+    "room": "room CARD: discard that helper or expense from your board to make room",
+    "wild_party": "wild_party HOUSE: that house loses one step of value",
+    "discard": "discard CARD: that card goes to its discard pile",
+    "discard_companion": "discard a TYPE: one companion of that type goes to its discard pile",
+    "use_option": "use option: spend the printed amount, or that of a filled companion slot",
+}
+
+PASS_HELP = {
+    TURN_PHASE: "end your turn (actions left are lost)",
+    ADDON_PHASE: "skip this add-on",
+    DRAW_PHASE: "take no more of the extra cards",
+    BREED_PHASE: "attach no more companions",
+    ERRAND_PHASE: "no errand space is open: this errand boy stays home",
+}
+
+
+def _help_key(action: int) -> str:
+    kind, arg = decode(action)
+    if kind == "errand":
+        return "errand offer" if arg < MAX_OFFER_SPACES else f"errand {ERRAND_NAMES[arg]}"
+    return kind
+
+
+def help_text(view: PlayerView, legal: list[int]) -> str:
+    """``help`` at the prompt: what the current phase is, what each kind of choice offered now
+    does, and the commands."""
+    lines = [f"{PHASE_NAMES[view.phase]}: {PHASE_HELP[view.phase]}", "Your kinds of choice:"]
+    for key in dict.fromkeys(map(_help_key, legal)):
+        if key == "pass":
+            lines.append(f"  pass: {PASS_HELP.get(view.phase, 'skip this choice')}")
+        else:
+            lines.append(f"  {KIND_HELP[key]}")
+    lines.append(COMMANDS_HELP)
+    return "\n".join(lines)
 
 
 def parse_choice(line: str, count: int) -> tuple[str, Any]:
@@ -510,8 +786,9 @@ def run(
         f"Seats: {', '.join(names)}"
     )
     if state.history:
-        say(f"(resumed after {len(state.history)} decisions)")
+        say(f"(resumed after {count_of(len(state.history), 'decision')})")
     say(COMMANDS_HELP)
+    seen = None  # the view at the person's last decision
     while state.phase != GAME_OVER:
         seat = state.cur
         legal = legal_actions(state)
@@ -521,19 +798,12 @@ def run(
                 say(f"  ({names[seat]} failed: {problem}; it plays {action})")
             say(f"  {names[seat]}: {describe_step(action, seat, human)}")
             continue
-        view = player_view(state, human)
         if len(legal) == 1:  # a forced move: applied with a note, no prompt
             action = legal[0]
             human_step(game, action, observers)
             say(f"  you ({names[human]}): {describe_action(action)} (the only choice)")
             continue
-        legal = ordered_choices(legal)
-        say("")
-        say(render_view(view, human, names))
-        say(hand_text(view))
-        say(f"Your choices ({len(legal)}):")
-        say(choices_text(legal, view))
-        action = _ask(game, legal, view, inp, out, say)
+        action, seen = _decide(game, ordered_choices(legal), seen, inp, out, say)
         if action is None:
             return PlayOutcome(False, True, None, game_record(game))
         human_step(game, action, observers)
@@ -550,6 +820,39 @@ def run(
     return PlayOutcome(True, False, path, record)
 
 
+def _decide(game: PlayGame, legal: list[int], seen, inp: TextIO, out: TextIO, say):
+    """One of the person's decisions: the whole table the first time (``seen`` None), else
+    what changed since ``seen``; the choices; the prompt. ``(action or None, this view)``."""
+    human, names = game.human_seat, game.names
+    view = player_view(game.state, human)
+    say("")
+    if seen is None:
+        say(table_text(view, human, names))
+    else:
+        say(decision_text(seen, view, human, names))
+    say(f"Your choices ({len(legal)}):")
+    say(choices_text(legal, view))
+    return _ask(game, legal, view, inp, out, say), view
+
+
+def unsaved_note(game: PlayGame) -> str:
+    """What leaving the game now loses: nothing after a save (or a load) with no decision
+    since, else the decisions since the save, or the whole game when it was never saved."""
+    if game.saved is None:
+        return "the game is not finished and not saved (use save PATH first to keep it)"
+    path, at = game.saved
+    since = len(game.state.history) - at
+    if since <= 0:
+        return (
+            f"the game is not finished and is saved in {path} (resume with: lastwill play "
+            f"--load {path})"
+        )
+    return (
+        f"the game is not finished; {count_of(since, 'decision')} since the save to {path} "
+        f"{'is' if since == 1 else 'are'} not saved (save again first to keep them)"
+    )
+
+
 def _ask(game: PlayGame, legal: list[int], view, inp: TextIO, out: TextIO, say) -> int | None:
     """Prompt until the human picks one of ``legal`` (the action) or quits or input ends
     (None); the other commands (help, show, card NAME, save PATH) are answered meanwhile."""
@@ -560,16 +863,15 @@ def _ask(game: PlayGame, legal: list[int], view, inp: TextIO, out: TextIO, say) 
         line = inp.readline()
         if not line:
             say("")
-            say("input ended; the game is not finished (save it next time with save PATH)")
+            say(f"input ended; {unsaved_note(game)}")
             return None
         kind, arg = parse_choice(line, len(legal))
         if kind == "error":
             say(f"  {arg}")
         elif kind == "help":
-            say(COMMANDS_HELP)
+            say(help_text(view, legal))
         elif kind == "show":
-            say(render_view(view, human, names))
-            say(hand_text(view))
+            say(table_text(view, human, names))
             say(choices_text(legal, view))
         elif kind == "card":
             try:
@@ -579,7 +881,7 @@ def _ask(game: PlayGame, legal: list[int], view, inp: TextIO, out: TextIO, say) 
         elif kind in ("save", "save_force"):
             _save_command(game, arg, kind == "save_force", say)
         elif kind == "quit":
-            say("quit: the game is not finished (use save PATH first to keep it)")
+            say(f"quit: {unsaved_note(game)}")
             return None
         else:
             return legal[arg]
@@ -601,6 +903,7 @@ def _save_command(game: PlayGame, arg: str, replace: bool, say) -> None:
     except (DestinationError, OSError) as e:
         say(f"  not saved: {e}")
         return
+    game.saved = (str(p), len(game.state.history))
     say(f"  saved to {p} (resume with: lastwill play --load {p})")
 
 

@@ -255,3 +255,154 @@ def test_run_offers_pass_last_notes_forced_moves_and_answers_card(tmp_path):
     # the human never chose pass (always 1 = the first non-pass choice) unless forced
     human = [ln for ln in text.splitlines() if ln.startswith("  you (P0 human): pass")]
     assert all(ln.endswith("(the only choice)") for ln in human)
+
+
+# ---------------------------------------------------------------------------------------------
+# What changed since the last decision; the whole table on `show`
+
+
+def test_the_table_is_drawn_once_then_only_what_changed(tmp_path):
+    game = _game(seed=5, seat=1)
+    out = io.StringIO()
+    assert run(game, io.StringIO(_ones()), out).finished
+    text = out.getvalue()
+    # the whole table (deck sizes, every card's text) at the first decision only
+    first, rest = text.split("choose 1-", 1)
+    assert "decks: events" in first and "your cards:" in first
+    assert "decks: events" not in rest.split("game over")[0]
+    assert "your cards:" not in rest
+    # later decisions: the other seats' moves, money changes and new cards with their text
+    assert re.search(r"^  P[02] (greedy|planner)\S*: ", rest, re.M)
+    assert re.search(r"^  money: .*£\d+ -> £-?\d+", rest, re.M)
+    new = rest.split("new in your hand:\n", 1)[1].splitlines()[0]
+    assert re.match(r"^    \w+: (event|helper|expense|farm|companion|joker|town|manor|man)", new)
+    assert text.count("Your choices (") > 20
+
+
+def test_show_draws_the_whole_table_again():
+    game = _game(seed=5, seat=1)
+    out = io.StringIO()
+    run(game, io.StringIO("1\n1\n1\nshow\nquit\n"), out)
+    text = out.getvalue()
+    assert text.count("decks: events") == 2 and text.count("your cards:") == 2
+    shown = text.split("choose 1-")[4]
+    assert "market:" in shown and "your hand (P1 human)" in shown and "1) " in shown
+
+
+def test_changes_text_names_money_hand_and_board_changes():
+    from agents.play import changes_text
+    from lastwill_env.engine import player_view
+    from lastwill_env.engine.builders import do, turn_state
+
+    s = turn_state(3, 0, hand=["Dinner_1", "Farm_3"], money=50, actions=3, modifiers=(0,) * 4)
+    names = ["P0 human", "P1 greedy", "P2 planner"]
+    before = player_view(s, 0)
+    assert changes_text(before, before, 0, names) == ""
+    do(s, "play Farm_3")
+    text = changes_text(before, player_view(s, 0), 0, names)
+    assert "money: you £50 -> £42" in text
+    assert "your board: Farm_3(value 8, tokens 0/1)" in text
+    assert "left your hand: Farm_3" in text
+    assert "P1 greedy" not in text and "P2 planner" not in text  # they did not change
+
+
+def test_plan_labels_count_in_singular_and_plural():
+    from agents.play import choice_label
+    from lastwill_env.engine import encode, new_game, player_view
+
+    view = player_view(new_game(GameConfig(3), 1), 0)
+    one = choice_label(encode("plan", 4), view)  # 1 card, 1 errand boy, 4 actions
+    many = choice_label(encode("plan", 0), view)  # 5 cards, 2 errand boys, 1 action
+    assert "1 plan card, 1 errand boy, 4 actions)" in one
+    assert "5 plan cards, 2 errand boys, 1 action)" in many
+    assert not re.search(r"\b1 (plan cards|errand boys|actions)\b", one + many)
+
+
+def test_resumed_after_one_decision_is_singular(tmp_path):
+    from lastwill_env.engine import apply_action, legal_actions
+
+    game = _game(seed=5, seat=1)
+    apply_action(game.state, legal_actions(game.state)[0])
+    save = save_game(game, tmp_path / "one.json")
+    out = io.StringIO()
+    run(load_game(save), io.StringIO("quit\n"), out)
+    assert "(resumed after 1 decision)" in out.getvalue()
+
+
+# ---------------------------------------------------------------------------------------------
+# help explains the phase and each kind of choice
+
+
+def _help_at(state, seat: int) -> str:
+    from agents.play import help_text, ordered_choices
+    from lastwill_env.engine import legal_actions, player_view
+
+    return help_text(player_view(state, seat), ordered_choices(legal_actions(state)))
+
+
+def test_help_explains_an_action_turn():
+    from lastwill_env.engine.builders import turn_state
+
+    s = turn_state(3, 0, hand=["Dinner_1"], board=["Farm_3"], money=50, actions=2)
+    text = _help_at(s, 0)
+    assert text.startswith("action turn: ")
+    for line in ("play CARD: ", "use CARD: ", "sell CARD: ", "pass: end your turn"):
+        assert f"\n  {line}" in text, (line, text)
+    assert "errand" not in text and "keep CARD" not in text  # only the kinds offered now
+
+
+def test_help_explains_the_errands_offered():
+    from lastwill_env.engine import apply_action, legal_actions, new_game
+    from lastwill_env.engine.tables import ERRAND_PHASE
+
+    s = new_game(GameConfig(3), 5)
+    while s.phase != ERRAND_PHASE:
+        apply_action(s, legal_actions(s)[0])
+    text = _help_at(s, s.cur)
+    assert text.startswith("place an errand boy: ")
+    for line in ("errand offer space N: ", "errand board extension: ", "errand opera: "):
+        assert f"\n  {line}" in text, (line, text)
+
+
+def test_help_has_a_text_for_every_phase_and_every_kind_of_choice():
+    from agents.play import KIND_HELP, PHASE_HELP, _help_key
+    from lastwill_env.engine import GAME_OVER, NUM_ACTIONS
+
+    assert sorted(PHASE_HELP) == list(range(GAME_OVER))
+    keys = {_help_key(a) for a in range(NUM_ACTIONS)} - {"pass"}
+    assert keys == set(KIND_HELP), keys ^ set(KIND_HELP)
+
+
+def test_help_at_the_prompt_explains_the_current_phase():
+    out = io.StringIO()
+    run(_game(seed=5, seat=1), io.StringIO("help\nquit\n"), out)
+    answer = out.getvalue().split("choose 1-")[1]
+    assert "keep starting cards: " in answer and "\n  keep CARD: " in answer
+    assert "card NAME" in answer and "save PATH" in answer  # the commands too
+
+
+# ---------------------------------------------------------------------------------------------
+# quit after save
+
+
+def _quit_message(game, script: str) -> str:
+    out = io.StringIO()
+    run(game, io.StringIO(script), out)
+    return out.getvalue().rsplit("quit: ", 1)[1].splitlines()[0]
+
+
+def test_quit_right_after_save_does_not_warn(tmp_path):
+    save = tmp_path / "s.json"
+    said = _quit_message(_game(seed=11), _ones(3) + f"save {save}\nquit\n")
+    assert f"is saved in {save}" in said and "not saved" not in said
+    # loaded and quit at once: the file holds every decision
+    said = _quit_message(load_game(save), "quit\n")
+    assert f"is saved in {save}" in said and "not saved" not in said
+
+
+def test_quit_warns_about_moves_after_the_save_and_without_one(tmp_path):
+    save = tmp_path / "s.json"
+    said = _quit_message(_game(seed=11), _ones(3) + f"save {save}\n" + _ones(2) + "quit\n")
+    assert re.search(rf"\d+ decisions since the save to {re.escape(str(save))} are not saved", said)
+    said = _quit_message(_game(seed=11), _ones(2) + "quit\n")
+    assert "not saved" in said and "save PATH" in said

@@ -4,7 +4,10 @@ Two layers, each a table, so a new state field is one entry in each:
 
 - `FIELDS`: one check per state field, on the JSON value alone (type, length, range), given the
   configuration. Every field of `GameState.__slots__` (but `cfg` and `_legal`) has one; a test
-  keeps it so.
+  keeps it so. Every number is bounded by what the rules can reach (the bounds below, each
+  derived from the card data and the rules: `MONEY_LIMIT`, `MAX_ACTIONS`, `MAX_PAYMENT`...), so
+  a loaded state never holds a number no game can (2**63 money), which the compiled writers
+  could not read.
 - `RELATIONS`: checks across fields, each named after the field it blames: every card in
   exactly one place of the right kind (docs/RULES.md §2: decks, discards, box, joker supply, offer
   spaces, hands, boards, the card being resolved), property counts and the spending limit
@@ -16,10 +19,11 @@ Two layers, each a table, so a new state field is one entry in each:
   the recorded `history`, replayed from the deal of `seed`, reaching this very state (skipped
   for seed null: a position arranged by hand or determinized has no deal to replay from).
 
-A problem raises `StateError` (a `ValueError`) that names the field: "game state field
-'money': ...". Hand-made positions (`lastwill_env.engine.builders`: money and modifier tiles
-set directly) load too: money is not checked against the ledger, nor the tiles against the
-printed set.
+A problem raises `StateError` (a `ValueError`) that names the field, and for a number out of
+range the value and the range: "game state field 'money': entry 1: 9223372036854775808 is out
+of range -153374..153374 (...)". Hand-made positions (`lastwill_env.engine.builders`: money
+and modifier tiles set directly) load too: money is not checked against the ledger (only its
+bound), nor the tiles against the printed set (each only within the printed tiles' range).
 """
 
 from __future__ import annotations
@@ -28,8 +32,8 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .actions import NUM_ACTIONS
-from .cards import CATALOGUE
-from .config import GameConfig
+from .cards import CATALOGUE, DECK_COUNTS, DECKS, CardSpec
+from .config import STARTING_MONEY_CHOICES, GameConfig
 from .rng import MASK64
 from .tables import (
     ADDON_PHASE,
@@ -101,10 +105,11 @@ _INT_TYPE = {int}
 
 class _Range:
     """An integer in a range (bounds may depend on the players and config); `all_ok` checks a
-    whole list at once (the common case), the call names the problem."""
+    whole list at once (the common case), the call names the problem (`why`: where the range
+    comes from, said with it)."""
 
-    def __init__(self, lo, hi, what: str | None = None) -> None:
-        self.lo, self.hi, self.what = lo, hi, what
+    def __init__(self, lo, hi, what: str | None = None, why: str = "") -> None:
+        self.lo, self.hi, self.what, self.why = lo, hi, what, why
 
     def bounds(self, n: int, cfg: GameConfig) -> tuple[int | None, int | None]:
         lo = self.lo(n, cfg) if callable(self.lo) else self.lo
@@ -127,11 +132,12 @@ class _Range:
             return f"expected {self.what(n, cfg) if callable(self.what) else self.what}, got {v!r}"
         if not _is_int(v):
             return f"expected an integer, got {v!r}"
-        return f"{v} is out of range {'...' if lo is None else lo}..{'...' if hi is None else hi}"
+        span = f"{'...' if lo is None else lo}..{'...' if hi is None else hi}"
+        return f"{v} is out of range {span}" + (f" ({self.why})" if self.why else "")
 
 
-def integer(lo=None, hi=None) -> _Range:
-    return _Range(lo, hi)
+def integer(lo=None, hi=None, why: str = "") -> _Range:
+    return _Range(lo, hi, why=why)
 
 
 def boolean(v: Any, n: int, cfg: GameConfig) -> str | None:
@@ -151,15 +157,25 @@ def card(allow_none: bool = False) -> _Range:
     return _Range(-1 if allow_none else 0, NUM_CARDS - 1, what)
 
 
-def items(inner: Check, length: int | Callable[[int, GameConfig], int] | None = None) -> Check:
-    """A list (a tuple too) whose entries all pass `inner`, of a fixed length if given."""
+Size = int | Callable[[int, GameConfig], int] | None
+
+
+def _size(size: Size, n: int, cfg: GameConfig) -> int | None:
+    return size(n, cfg) if callable(size) else size
+
+
+def items(inner: Check, length: Size = None, most: Size = None) -> Check:
+    """A list (a tuple too) whose entries all pass `inner`, of a fixed length or at most `most`
+    entries if given."""
 
     def check(v: Any, n: int, cfg: GameConfig) -> str | None:
         if not isinstance(v, (list, tuple)):
             return f"expected a list, got {type(v).__name__}"
-        want = length(n, cfg) if callable(length) else length
+        want, cap = _size(length, n, cfg), _size(most, n, cfg)
         if want is not None and len(v) != want:
             return f"expected {want} entries, got {len(v)}"
+        if cap is not None and len(v) > cap:
+            return f"expected at most {cap} entries, got {len(v)}"
         if isinstance(inner, _Range) and inner.all_ok(v, n, cfg):
             return None
         for i, x in enumerate(v):
@@ -196,18 +212,23 @@ def game_seed(v: Any, n: int, cfg: GameConfig) -> str | None:
 
 
 def ledger_entry(v: Any, n: int, cfg: GameConfig) -> str | None:
+    """One payment (negative) or receipt: [seat, amount, what, card or -1]; no payment moves
+    more than `MAX_PAYMENT`."""
     if (
         not isinstance(v, (list, tuple))
         or len(v) != 4
         or type(v[0]) is not int
         or not 0 <= v[0] < n
         or type(v[1]) is not int
-        or v[1] == 0
+        or not 0 < abs(v[1]) <= MAX_PAYMENT
         or not isinstance(v[2], str)
         or type(v[3]) is not int
         or not -1 <= v[3] < NUM_CARDS
     ):
-        return f"expected [seat, non-zero amount, what, card or -1], got {v!r}"
+        return (
+            f"expected [seat 0..{n - 1}, amount 1..{MAX_PAYMENT} or -{MAX_PAYMENT}..-1, what, "
+            f"card -1..{NUM_CARDS - 1}], got {v!r}"
+        )
     return None
 
 
@@ -219,65 +240,146 @@ def _offer_spaces(n: int, cfg: GameConfig) -> int:
     return len(CATALOGUE.offer_schedule[n])
 
 
-_ANY_INT = integer()
-_NONNEG = integer(0)
-_CARDS = items(card())
+def _plan_steps(n: int, cfg: GameConfig) -> int:
+    """Planning decisions a round (§4.2): one plan a seat, and two blocks at 2 players."""
+    return n + 2 if n == 2 else n
+
+
+def _errand_steps(n: int, cfg: GameConfig) -> int:
+    """Errand boys placed in a round (§4.3): at most every seat's plan gives the most."""
+    return n * max(p.errand_boys for p in CATALOGUE.plans[n])
+
+
+def _seats(n: int, cfg: GameConfig) -> int:
+    return n
+
+
+# ---------------------------------------------------------------------------------------------
+# Bounds: the most each number of a state can reach, from the card data (docs/CARDS.md, read
+# by `lastwill_env.engine.cards`) and the rules (docs/RULES.md). A bound may be generous (no
+# game need reach it), but no game passes it, so every number of a loaded state fits what the
+# writers read it into (the compiled ones read C longs).
+
+_SPECS = CATALOGUE.cards
+_ALL_PLANS = [p for plans in CATALOGUE.plans.values() for p in plans]
+NUM_PROPERTIES = sum(1 for c in _SPECS if c.category == "property")  # §2: 24 properties
+NUM_FARMS = sum(1 for c in _SPECS if c.category == "property" and c.prop_type == 0)
+MAX_STEP = max(len(c.values) for c in _SPECS) - 1  # the last step of the longest value track
+MAX_SLOTS = max(len(c.slots) for c in _SPECS)  # companion slots of one card (§4.4)
+MAX_PRIVILEGES = max(c.free_per_round for c in _SPECS)  # one helper's free actions a round
+MAX_TOKENS = max(CATALOGUE.token_supply)  # §2: the largest token supply
+MAX_HIDDEN = max(DECK_COUNTS[d] for d in DECKS)  # a discard pile holds at most its deck
+MAX_ADDONS = max(len(c.addons) for c in _SPECS)  # an event's add-ons, offered one at a time
+
+
+def _extra_draws(kind: str) -> int:
+    return sum(c.extra_draw_count for c in _SPECS if c.extra_draw == kind)
+
+
+# §4.2: the plan's cards plus every "any" extra draw (school chums), then the optional extra
+# companions or events, one kind at a time
+MAX_PLAN_DRAWS = max(p.cards for p in _ALL_PLANS) + _extra_draws("any")
+MAX_EXTRA_DRAWS = max(_extra_draws("companions"), _extra_draws("events"))
+MAX_DRAW_QUEUE = MAX_PLAN_DRAWS + _extra_draws("companions") + _extra_draws("events")
+# §4.4: a turn starts with the plan's actions plus one per old friend, and only the hectic
+# days (special events, played once a game) give actions back
+MAX_ACTIONS = (
+    max(p.actions for p in _ALL_PLANS)
+    + sum(c.extra_actions for c in _SPECS)
+    + sum(c.gain_actions for c in _SPECS)
+)
+
+
+def _largest_amount(c: CardSpec) -> int:
+    """The most one decision about card c moves before helpers and the market: its play cost,
+    every add-on and the largest of its other amounts (spend, a Ball row, upkeep, a slot's
+    option, a value; a training ground counts every farm and every token of the supply)."""
+    per_farm, per_horse, per_dog = c.training
+    horses, dogs = CATALOGUE.token_supply[:2]
+    training = per_farm * NUM_FARMS + per_horse * horses + per_dog * dogs
+    amounts = (c.spend, c.upkeep, training, *c.values, *dict(c.ball).values())
+    slots = tuple(a for _, a in c.slots)
+    return c.play_cost + sum(a for _, a in c.addons) + max(amounts + slots)
+
+
+# The most one payment or receipt moves (a ledger entry): the largest card amount (or the
+# opera), the largest modifier tile (a purchase or a sale), and every helper's bonus and
+# estate agent's surcharge at once.
+MAX_PAYMENT = (
+    max(max(map(_largest_amount, _SPECS)), CATALOGUE.opera_cost)
+    + max(abs(m) for m in CATALOGUE.modifiers)
+    + sum(c.bonus_amount + c.buy_surcharge for c in _SPECS)
+)
+# Money. A seat starts with at most the largest will card (§3.6, §9). In a round its money
+# moves only at the opera (once) and in its own turn, where each card is played from the hand,
+# used and sold at most once (§4.4: a card that leaves a hand or a board goes to a pile it does
+# not come back from that turn; a board card is used once a round). So no game takes a seat's
+# money past MONEY_LIMIT either way (debt: §5).
+_MOST_START = max(
+    *(m for m in STARTING_MONEY_CHOICES if isinstance(m, int)),
+    *(c.money for c in _SPECS if c.category == "will"),
+)
+MONEY_LIMIT = _MOST_START + NUM_ROUNDS * (1 + 3 * NUM_CARDS) * MAX_PAYMENT
+
+_MONEY = integer(-MONEY_LIMIT, MONEY_LIMIT, "the most money a game can move, docs/RULES.md §5")
+_CARDS = items(card(), most=NUM_CARDS)
+_SEAT_ORDER = items(seat(), most=_seats)
 
 # One check per field of GameState.__slots__ (but cfg and _legal), in slot order.
 FIELDS: dict[str, Check] = {
     "n": integer(2, 5),
-    "rng": integer(0, 2**64 - 1),
+    "rng": integer(0, MASK64),
     "seed": game_seed,
-    "round": integer(1, NUM_ROUNDS),
+    "round": integer(1, NUM_ROUNDS, "the rounds of a game"),
     "phase": integer(0, NUM_PHASES - 1),
     "cur": seat(allow_none=True),
     "start": seat(),
-    "money": per_seat(_ANY_INT),
-    "nprops": per_seat(_NONNEG),
+    "money": per_seat(_MONEY),
+    "nprops": per_seat(integer(0, NUM_PROPERTIES, "the properties in the game")),
     "hands": per_seat(_CARDS),
     "boards": per_seat(_CARDS),
-    "ext": per_seat(_NONNEG),
-    "step": per_card(_NONNEG),
-    "filled": per_card(_NONNEG),
+    "ext": per_seat(integer(0, CATALOGUE.extensions, "the extensions in the game")),
+    "step": per_card(integer(0, MAX_STEP, "the longest value track")),
+    "filled": per_card(integer(0, MAX_SLOTS, "the most companion slots of a card")),
     "used": per_card(integer(0, 1)),
-    "priv": per_card(_NONNEG),
+    "priv": per_card(integer(0, MAX_PRIVILEGES, "the most free actions of a helper")),
     "decks": per_deck(_CARDS),
     "special": _CARDS,
     "discards": per_deck(_CARDS),
-    "hidden": per_deck(_NONNEG),
+    "hidden": per_deck(integer(0, MAX_HIDDEN, "the largest deck")),
     "box": _CARDS,
     "jokers": _CARDS,
     "offer": items(card(allow_none=True), _offer_spaces),
     "offer_boy": items(seat(allow_none=True), _offer_spaces),
-    "tokens": items(_NONNEG, 4),
-    "mods": items(_ANY_INT, 4),
+    "tokens": items(integer(0, MAX_TOKENS, "the largest token supply"), 4),
+    "mods": items(integer(min(CATALOGUE.modifiers), max(CATALOGUE.modifiers), "the tiles"), 4),
     "ext_left": integer(0, CATALOGUE.extensions),
     "plans": per_seat(integer(-1, _last_plan)),
-    "blocked": items(integer(0, _last_plan)),
-    "plan_seq": items(seat()),
-    "plan_i": _NONNEG,
-    "order": items(seat()),
-    "errand_seq": items(seat()),
-    "errand_i": _NONNEG,
+    "blocked": items(integer(0, _last_plan), most=2),
+    "plan_seq": items(seat(), most=_plan_steps),
+    "plan_i": integer(0, _plan_steps, "the planning decisions of a round"),
+    "order": _SEAT_ORDER,
+    "errand_seq": items(seat(), most=_errand_steps),
+    "errand_i": integer(0, _errand_steps, "the errand boys of a round"),
     "market_used": boolean,
     "opera_used": boolean,
     "ext_used": integer(0, lambda n, cfg: CATALOGUE.extension_capacity[n]),
     "unknown_used": per_seat(boolean),
-    "actions": _ANY_INT,
-    "turn_i": _NONNEG,
+    "actions": integer(0, MAX_ACTIONS, "the most actions a turn can hold"),
+    "turn_i": integer(0, _seats, "one turn a seat"),
     "resolving": card(allow_none=True),
     "using": card(allow_none=True),
     "known": per_seat(_CARDS),
-    "res_spend": _NONNEG,
-    "res_addon": _NONNEG,
+    "res_spend": integer(0, MAX_PAYMENT, "the most one payment moves"),
+    "res_addon": integer(0, MAX_ADDONS, "the most add-ons of an event"),
     "res_left": integer(0, 3),
-    "draw_queue": items(integer(0, 3)),
-    "draw_mand": _NONNEG,
+    "draw_queue": items(integer(0, 3), most=MAX_DRAW_QUEUE),
+    "draw_mand": integer(0, MAX_PLAN_DRAWS, "the most cards a plan draws"),
     "draw_stage": integer(0, 2),
-    "draw_extra": _NONNEG,
-    "keep_sel": items(card()),
-    "discard_seq": items(seat()),
-    "discard_i": _NONNEG,
+    "draw_extra": integer(0, MAX_EXTRA_DRAWS, "the most extra draws of one kind"),
+    "keep_sel": _CARDS,
+    "discard_seq": _SEAT_ORDER,
+    "discard_i": integer(0, _seats, "one discard turn a seat"),
     "final": boolean,
     "history": items(integer(0, NUM_ACTIONS - 1)),
     "ledger": items(ledger_entry),
