@@ -194,7 +194,7 @@ def test_resuming_a_saved_game_refuses_its_module_spec(sandbox, spec):
     with pytest.raises(PlayError, match="never imported"):
         load_game(save)
     with pytest.raises(ViewError, match="never imported") as e:
-        LiveSessions(sandbox / "saves").resume(save)
+        LiveSessions(sandbox / "saves").resume(save, ["human", spec])
     assert e.value.status == 400
     res = CliRunner().invoke(app, ["play", "--load", str(save), "-o", "out.json"], input="quit\n")
     assert res.exit_code == 2, res.output

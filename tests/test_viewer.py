@@ -8,6 +8,7 @@ import re
 import socket
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from fnmatch import fnmatch
@@ -19,21 +20,25 @@ from starlette.testclient import TestClient
 from typer.testing import CliRunner
 from viewer_util import EXAMPLE_LOG, REPO, make_checkpoint, make_policy_log
 
+from agents import registry
 from agents.arena import read_log, replay_row
+from agents.base import BaseAgent
 from agents.cli import app as cli_app
 from agents.play import load_game
-from agents.policy import NumpyPolicy, load_policy
+from agents.policy import NumpyPolicy, load_policy, without_prior
 from agents.replay import load_record
-from agents.viewer import STATIC_DIR
+from agents.viewer import STATIC_DIR, limits
 from agents.viewer.core import GameReplay, LogSource, ViewError, read_records
 from agents.viewer.guard import TOKEN_HEADER
-from agents.viewer.server import create_app
+from agents.viewer.server import create_app, default_opponents
 from lastwill_env.encoding import encode_observation
 from lastwill_env.engine import (
+    GAME_OVER,
     GameConfig,
     decode,
     describe_action,
     legal_actions,
+    new_game,
     player_view,
     replay,
 )
@@ -274,6 +279,22 @@ def test_endpoints_serve_the_log_games_frames_and_catalogue(client) -> None:
     assert client.get("/static/app.js").status_code == 200
 
 
+def test_meta_lists_the_players_a_seat_may_take(client) -> None:
+    """The Play tab's list of players: the person, every bot, the shipped policies and the
+    search players with their default budgets, each a spec a live game accepts."""
+    choices = client.get("/api/meta").json()["seat_choices"]
+    specs = [c["spec"] for c in choices]
+    assert specs[0] == "human" and len(specs) == len(set(specs))
+    bots = {"random", "greedy", "speculator", "planner", "combiner", "racer", "sprinter"}
+    assert bots | {"mc", "mcts:policy=reference", "ppo:reference", "ppo:ref_v1"} <= set(specs)
+    assert set(default_opponents()) <= set(specs)
+    assert {c["group"] for c in choices} == {"you", "bots", "policies", "search"}
+    assert all(c["label"] for c in choices)
+    for spec in specs[1:]:
+        r = _human_first(client, spec)
+        assert r.status_code == 200 and r.json()["seats"][1]["spec"] == spec, r.json()
+
+
 def test_policy_analysis_endpoint(tmp_path, policy_log) -> None:
     log, ckpt = policy_log
     c = _client(create_app(log, save_dir=tmp_path, allowed_hosts=["testserver"]))
@@ -283,8 +304,45 @@ def test_policy_analysis_endpoint(tmp_path, policy_log) -> None:
     k = [k for k, s in enumerate(rep.seats) if s == seat][5]
     a = c.get(f"/api/logs/1/games/0/analysis/{k}", params={"seat": "all", "top": "3"}).json()
     assert len(a["top"]) == min(3, a["legal"]) and isinstance(a["value"], float)
+    # no prior bot: the played distribution is the network's own, given once
+    assert a["prior"] is None and a["net_argmax"] is None
+    assert all(t["net_prob"] is None and not t["prior_pick"] for t in a["top"])
     r = c.get(f"/api/logs/1/games/0/analysis/{k}", params={"seat": str((seat + 1) % 3)})
     assert r.status_code == 403 and r.json()["allowed"] == ["all", str(seat)]
+
+
+def test_policy_analysis_shows_the_networks_own_distribution(client) -> None:
+    """The reference plays over the sprinter's bonus, which saturates its distribution: beside
+    each move's played probability the answer gives the network's own (without the bonus,
+    what `ppo:PATH:net` plays), and which move the prior bot picked."""
+    from agents.viewer.core import load_seat_policy
+
+    row = _rows(EXAMPLE_LOG)[0]
+    seat = next(s for s, spec in enumerate(row["seating"]) if spec.startswith("ppo:"))
+    played, *_ = load_seat_policy(row["seating"][seat], EXAMPLE_LOG.parent)
+    net = without_prior(played)
+    rep = GameReplay.build(row)
+    mine = [
+        k for k, s in enumerate(rep.seats) if s == seat and len(legal_actions(rep.states[k])) > 2
+    ]
+    for k in mine[:6]:
+        url = f"/api/logs/1/games/0/analysis/{k}"
+        a = client.get(url, params={"seat": "all", "top": "50"}).json()
+        state = rep.states[k]
+        view, legal = player_view(state, seat), legal_actions(state)
+        want, _ = net.evaluate(encode_observation(view), legal)
+        pick = played.prior_choice(view, legal)
+        assert a["prior"]["bot"] == "sprinter" and a["prior"]["weight"] == played.prior_weight
+        assert a["prior"]["action"] == pick and a["prior"]["name"]
+        assert len(a["top"]) == len(legal)
+        for item in a["top"]:
+            assert item["net_prob"] == pytest.approx(want[legal.index(item["action"])], abs=1e-6)
+            assert item["prior_pick"] == (item["action"] == pick)
+        assert sum(t["net_prob"] for t in a["top"]) == pytest.approx(1.0)
+        assert a["net_argmax"] == legal[int(np.argmax(want))]
+        lifted = next(t for t in a["top"] if t["prior_pick"])
+        assert lifted["prob"] > lifted["net_prob"]  # the bonus, not the network, puts it there
+        assert a["chosen"]["net_prob"] == pytest.approx(want[legal.index(row["actions"][k])])
 
 
 @pytest.mark.parametrize(
@@ -378,6 +436,15 @@ def _new(client, **body):
         ({"seats": ["human", "greedy"], "starting_money": 12}, "starting_money"),
         ({"seats": ["human", "greedy"], "colour": "red"}, "unknown field"),
         ({"seats": ["human", "ppo:missing.npz"]}, "does not exist"),
+        (
+            {"seats": ["human", "greedy:eps=" + "9" * 400]},
+            "eps=99999999999999999999...99999999 (400 digits) is not allowed",
+        ),
+        (
+            {"seats": ["human", "mcts:policy=reference:sims=" + "9" * 400]},
+            "sims=99999999999999999999...99999999 (400 digits) is not allowed",
+        ),
+        ({"seats": ["human", "ppo:reference:net:net"]}, "options repeat"),
     ],
 )
 def test_bad_live_setups_are_refused(client, body, needle) -> None:
@@ -481,6 +548,149 @@ def test_a_finished_game_that_cannot_be_written_says_so(tmp_path) -> None:
     r = c.post(f"/api/live/{snap['id']}/save", json={"name": "x.json"})
     assert r.status_code == 500 and "cannot write" in r.json()["error"]
     assert blocker.read_text() == "x"
+
+
+# ---------------------------------------------------------------------------------------------
+# Search budgets, and bots that think outside the game's lock
+
+
+def _human_first(client, spec: str):
+    """A 2-player game of the person and ``spec`` on a deal where the person acts first (seed
+    0), so a game that is wrongly accepted answers at once instead of letting ``spec``
+    think."""
+    assert new_game(GameConfig(num_players=2), 0).cur == 0
+    return client.post("/api/live", json={"seats": ["human", spec], "seed": 0})
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [
+        ("mcts:policy=reference:ms=600000", "ms=600000"),
+        ("mcts:policy=reference:sims=100000", "sims=100000"),
+        ("mcts:policy=reference:sims=64:ms=9999", "ms=9999"),
+        ("mc:rollouts=5000", "rollouts=5000"),
+        ("mc:samples=5000", "rollouts=5000"),  # samples is another name of rollouts
+        ("mc:cands=500", "cands=500"),
+    ],
+)
+def test_search_budgets_over_the_viewers_limit_are_refused(client, spec, needle) -> None:
+    r = _human_first(client, spec)
+    body = r.json()
+    assert r.status_code == 400, body
+    assert needle in body["error"] and "at most" in body["error"], body
+    assert body["allowed"] == limits.SEARCH_BUDGETS
+    assert client.app.state.sessions._games == {}  # nothing was created
+
+
+@pytest.mark.parametrize(
+    "spec",
+    ["mcts:policy=reference:sims=32", "mcts:policy=reference:ms=50", "mc:rollouts=2:cands=3"],
+)
+def test_search_budgets_within_the_limit_are_played(client, spec) -> None:
+    snap = _human_first(client, spec).json()
+    assert snap["your_turn"] and snap["seats"][1]["spec"] == spec
+    legal = snap["choices"][0]["action"]
+    after = client.post(f"/api/live/{snap['id']}/act", json={"action": legal, "decision": 0})
+    assert after.status_code == 200 and after.json()["decision"] > 0
+
+
+def test_a_saved_game_whose_seat_searches_too_long_is_not_resumed(client, tmp_path) -> None:
+    gid = _human_first(client, "greedy").json()["id"]
+    path = Path(client.post(f"/api/live/{gid}/save", json={"name": "slow"}).json()["path"])
+    record = json.loads(path.read_text())
+    record["seating"][1] = "mcts:policy=reference:ms=600000"
+    path.write_text(json.dumps(record))
+    log = client.post("/api/logs", json={"path": str(path)}).json()
+    r = client.post("/api/live", json={"resume": {"log": log["id"], "game": 0}})
+    assert r.status_code == 400 and "ms=600000" in r.json()["error"], r.json()
+
+
+class _Gated(BaseAgent):
+    """A test bot that thinks until its gate opens (``GATE``), saying when it starts."""
+
+    needs_view = False
+    GATE = threading.Event()
+    THINKING = threading.Event()
+
+    def act(self, view, legal):
+        _Gated.THINKING.set()
+        assert _Gated.GATE.wait(60), "the gate never opened"
+        return legal[0]
+
+
+def _bot_moves_next(live, action: int) -> bool:
+    g = live.game
+    after = replay(g.config, g.deal_seed, [*g.state.history, action])
+    return after.phase != GAME_OVER and after.cur != g.human_seat
+
+
+def test_a_game_is_answered_while_its_bot_thinks(tmp_path, monkeypatch) -> None:
+    """The bots' moves are computed outside the game's lock: while one thinks, the same game
+    is shown, saved and refuses a move with a clear answer; then its move is applied."""
+    registry.entries()  # the built-ins loaded first, into the registry kept after the test
+    monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
+    registry.register("_gated", _Gated, "test only: thinks until its gate opens")
+    _Gated.GATE.set()
+    app = create_app(None, save_dir=tmp_path, allowed_hosts=["testserver"], move_time_limit=0)
+    c = _client(app)
+    snap = c.post("/api/live", json={"seats": ["human", "_gated"], "seed": 0}).json()
+    live = app.state.sessions.get(snap["id"])
+    while True:  # play until a move of the person's hands the turn to the bot
+        action = next(
+            (x["action"] for x in snap["choices"] if _bot_moves_next(live, x["action"])), None
+        )
+        if action is not None:
+            break
+        body = {"action": snap["choices"][0]["action"], "decision": snap["decision"]}
+        snap = c.post(f"/api/live/{snap['id']}/act", json=body).json()
+    _Gated.GATE.clear()
+    _Gated.THINKING.clear()
+    k, answers = snap["decision"], {}
+
+    def move() -> None:
+        body = {"action": action, "decision": k}
+        answers["act"] = c.post(f"/api/live/{snap['id']}/act", json=body)
+
+    mover = threading.Thread(target=move, daemon=True)
+    mover.start()
+    try:
+        assert _Gated.THINKING.wait(30), "the bot never started thinking"
+        t0 = time.monotonic()
+        shown = c.get(f"/api/live/{snap['id']}")
+        saved = c.post(f"/api/live/{snap['id']}/save", json={"name": "meanwhile"})
+        again = c.post(f"/api/live/{snap['id']}/act", json={"action": action, "decision": k})
+        assert time.monotonic() - t0 < 30  # answered, not held until the bot is done
+        assert mover.is_alive() and "act" not in answers
+    finally:
+        _Gated.GATE.set()
+        mover.join(60)
+    assert shown.status_code == 200, shown.json()
+    assert shown.json()["decision"] == k + 1 and not shown.json()["your_turn"]
+    assert saved.status_code == 200, saved.json()
+    record = json.loads(Path(saved.json()["path"]).read_text())
+    assert len(record["actions"]) == k + 1  # the game as it stood while the bot thought
+    assert again.status_code == 409, again.json()
+    done = answers["act"]
+    assert done.status_code == 200 and done.json()["decision"] > k + 1
+    assert done.json()["decisions"][k + 1]["seat"] == 1
+
+
+def test_a_bot_move_is_applied_only_to_the_position_it_was_computed_for(tmp_path) -> None:
+    app = create_app(None, save_dir=tmp_path, allowed_hosts=["testserver"])
+    c = _client(app)
+    snap = c.post("/api/live", json={"seats": ["greedy", "human"], "seed": 0}).json()
+    live = app.state.sessions.get(snap["id"])
+    k = snap["decision"]
+    c.post(
+        f"/api/live/{snap['id']}/act", json={"action": snap["choices"][0]["action"], "decision": k}
+    )
+    g = live.game
+    before, move = list(g.state.history), (legal_actions(g.state)[0], None)
+    stale = (g.state.cur, len(before) - 1)  # a decision that has been made since
+    assert not live.apply_bot_move(stale, move)
+    assert list(g.state.history) == before and len(live.steps) == len(before)
+    assert live.apply_bot_move((g.state.cur, len(before)), move)  # the position it is at
+    assert list(g.state.history) == [*before, move[0]]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -183,6 +183,34 @@ def test_the_file_list_shows_only_served_files(app, served) -> None:
     assert str(EXAMPLE_LOG.resolve()) in paths  # the shipped examples are served
 
 
+def test_files_in_hidden_folders_or_too_deep_are_not_served(app, served) -> None:
+    """Only what the file list shows opens: nothing under a folder or with a name that starts
+    with '.', nothing more than four folder levels below a served folder."""
+    inside = served["inside"]
+    fine = inside / "a" / "b" / "c" / "d" / "four.json"
+    refused = [
+        inside / ".cache" / "hidden.json",
+        inside / "a" / ".b" / "hidden_mid.json",
+        inside / ".hidden_name.json",
+        inside / "a" / "b" / "c" / "d" / "e" / "five.json",
+    ]
+    for p in [fine, *refused]:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(json.dumps(ROW))
+    c = _client(app)
+    listed = {f["path"] for f in c.get("/api/files").json()["files"]}
+    assert str(fine.resolve()) in listed and not {str(p.resolve()) for p in refused} & listed
+    assert c.post("/api/logs", json={"path": str(fine)}).json()["games"] == 1
+    for p in refused:
+        for name in (str(p), str(p.relative_to(inside))):
+            r = c.post("/api/logs", json={"path": name})
+            assert r.status_code == 404 and "not a log or game file" in r.json()["error"], name
+    assert len(c.get("/api/logs").json()["logs"]) == 1
+    # a file named on the command line is served wherever it is
+    named = create_app([refused[0]], save_dir=served["saves"], allowed_hosts=["testserver"])
+    assert _client(named).get("/api/logs").json()["logs"][0]["path"] == str(refused[0])
+
+
 @pytest.mark.parametrize(
     ("name", "status", "needle"),
     [

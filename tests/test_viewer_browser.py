@@ -258,10 +258,10 @@ def test_policy_panel_shows_probabilities_and_value(page, site) -> None:
 
 def test_live_game_by_clicking(page, site) -> None:
     page.goto(site["url"] + "#tab=play")
-    page.wait_for_selector("#setup-seats input")
+    page.wait_for_selector("#setup-seats select")
     page.select_option("#setup-n", "3")
     for seat, spec in enumerate(["greedy", "human", "planner"]):
-        page.fill(f"#seat-{seat}", spec)
+        page.select_option(f"#seat-{seat}", spec)
     page.fill("#setup-seed", "21")
     page.click("[data-testid=start]")
     page.wait_for_selector("#choices button")
@@ -390,12 +390,12 @@ def test_live_defaults_are_the_strongest_and_pass_is_last(page, site) -> None:
     from lastwill_env.engine import PASS
 
     page.goto(site["url"] + "#tab=play")
-    page.wait_for_selector("#setup-seats input")
+    page.wait_for_selector("#setup-seats select")
     page.select_option("#setup-n", "4")
     specs = [page.input_value(f"#seat-{i}") for i in range(4)]
     assert specs == ["human", *default_opponents()]
     page.select_option("#setup-n", "2")
-    page.fill("#seat-1", "greedy")
+    page.select_option("#seat-1", "greedy")
     page.fill("#setup-seed", "5")
     page.click("[data-testid=start]")
     page.wait_for_selector("#choices button")
@@ -414,3 +414,40 @@ def test_live_defaults_are_the_strongest_and_pass_is_last(page, site) -> None:
             arg=k,
         )
     pytest.fail("no decision offered pass among other choices")
+
+
+def test_play_tab_offers_the_valid_players_in_a_list(page, site) -> None:
+    """Each seat is a list of the players a live game accepts (the server's), and "custom
+    spec…" opens a box for any other spec."""
+    from agents.viewer.server import seat_choices
+
+    page.goto(site["url"] + "#tab=play")
+    page.wait_for_selector("#setup-seats select")
+    page.select_option("#setup-n", "2")
+    assert page.eval_on_selector("#seat-1", "el => el.tagName") == "SELECT"
+    values = page.locator("#seat-1 option").evaluate_all("os => os.map(o => o.value)")
+    assert values == [c["spec"] for c in seat_choices()] + ["custom"]
+    assert page.locator("#seat-1-custom").is_hidden()
+    page.select_option("#seat-1", "custom")
+    page.fill("#seat-1-custom", "greedy:eps=0.1")
+    page.select_option("#setup-n", "3")  # a seat's choice stays when the table grows
+    assert page.input_value("#seat-1-custom") == "greedy:eps=0.1"
+    page.select_option("#seat-2", "mc")
+    page.fill("#setup-seed", "7")
+    page.click("[data-testid=start]")
+    page.wait_for_selector("#choices button")
+    games = list(site["app"].state.sessions._games.values())
+    assert games[-1].game.seating == ["human", "greedy:eps=0.1", "mc"]
+
+
+def test_policy_panel_shows_the_networks_own_distribution(page, site) -> None:
+    """A policy over a prior bot: beside each move's played probability, the network's own."""
+    from agents.viewer.core import analyse
+
+    _open_at(page, site, "log=1&game=0&seat=0&d=104", 103)
+    page.wait_for_selector("[data-testid=policy-net]")
+    rep = GameReplay.build(read_log(EXAMPLE_LOG)[1][0])
+    a = analyse(rep, 103, 0, top=6, log_dir=EXAMPLE_LOG.parent)
+    shown = page.locator("[data-testid=policy-net]").all_inner_texts()
+    assert shown == [f"{t['net_prob'] * 100:.1f}%" for t in a["top"]]
+    assert a["prior"]["bot"] in page.inner_text("[data-testid=policy-prior]")

@@ -32,6 +32,7 @@ from lastwill_env.engine import (
     GameState,
     PlayerView,
     decode,
+    describe_action,
     legal_actions,
     player_view,
 )
@@ -638,7 +639,9 @@ def analyse(
 ) -> dict[str, Any]:
     """At decision ``k`` of a ``ppo:PATH`` seat: the policy's probabilities over the legal
     actions (the ``top`` most likely, and the one recorded) and its value estimate, computed
-    now from the checkpoint on the seat's own observation."""
+    now from the checkpoint on the seat's own observation. For a policy over a prior bot, each
+    action also carries the network's own probability (``net_prob``, without the bot's bonus)
+    and whether it is the bot's pick (``prior``: the bot, its bonus and its pick)."""
     if type(top) is not int or not 1 <= top <= 50:
         raise ViewError(f"top={top!r}: ask for 1 to 50 actions", allowed={"min": 1, "max": 50})
     k, seat = _policy_decision(rep, k, viewer)
@@ -652,7 +655,9 @@ def analyse(
     policy, meta, ckpt, mode = load_seat_policy(spec, log_dir)
     view = player_view(state, seat)
     legal = list(legal_actions(state))
-    probs, value = policy.evaluate(encode_observation(view), legal, view)
+    obs = encode_observation(view)
+    probs, value = policy.evaluate(obs, legal, view)
+    net, prior = network_alone(policy, obs, legal, view)
     order = sorted(range(len(legal)), key=lambda i: (-probs[i], legal[i]))
     chosen = rep.actions[k]
     rank = next(r for r, i in enumerate(order) if legal[i] == chosen)
@@ -662,9 +667,14 @@ def analyse(
             "action": legal[i],
             "name": choice_label(legal[i], view),
             "prob": float(probs[i]),
+            "net_prob": None if net is None else float(net[i]),
+            "prior_pick": prior is not None and legal[i] == prior["action"],
             "rank": r + 1,
             "chosen": legal[i] == chosen,
         }
+
+    if prior is not None:
+        prior["name"] = describe_action(prior["action"])
 
     cfg = meta.get("config") if isinstance(meta.get("config"), dict) else {}
     note = None
@@ -688,11 +698,29 @@ def analyse(
         "top": [item(i, r) for r, i in enumerate(order[:top])],
         "chosen": item(order[rank], rank),
         "argmax": legal[int(np.argmax(probs))],
+        "prior": prior,
+        "net_argmax": None if net is None else legal[int(np.argmax(net))],
         "value": value,
         "value_note": note,
         "reward": cfg.get("reward"),
         "shaping": cfg.get("shaping"),
     }
+
+
+def network_alone(
+    policy: Any, obs: Any, legal: list[int], view: PlayerView
+) -> tuple[Any, dict[str, Any] | None]:
+    """For a policy over a prior bot: ``(the network's own probabilities over legal, {"bot",
+    "weight", "action"})``, the distribution without the bonus ``weight`` that the bot's
+    choice ``action`` gets (what ``ppo:PATH:net`` plays, `agents.policy.without_prior`);
+    ``(None, None)`` for a policy without a prior, whose distribution is its network's."""
+    from ..policy import without_prior
+
+    if not policy.prior:
+        return None, None
+    probs, _ = without_prior(policy).evaluate(obs, legal)
+    pick = policy.prior_choice(view, legal)
+    return probs, {"bot": policy.prior, "weight": policy.prior_weight, "action": pick}
 
 
 def load_seat_policy(spec: str, log_dir: Path | None) -> tuple[Any, dict[str, Any], Path, str]:

@@ -4,9 +4,10 @@ outside it.
 A :class:`Roots` holds the files given on the command line and the folders whose ``.json`` and
 ``.jsonl`` files may be opened (the folders given on the command line, the save folder of live
 games and the shipped examples). A client names a file by a path inside them (absolute, or
-relative to one of the folders); every other path, and a path that leads out through a symbolic
-link or ``..``, is answered exactly like a file that does not exist, so an answer never tells
-whether something outside exists.
+relative to one of the folders) that the folder's listing could show: at most four folder
+levels down, with no folder or file name starting with '.'. Every other path, and a path that
+leads out through a symbolic link or ``..``, is answered exactly like a file that does not
+exist, so an answer never tells whether something outside exists.
 """
 
 from __future__ import annotations
@@ -54,12 +55,13 @@ class Roots:
         return p
 
     def admits(self, real: Path) -> bool:
-        """Whether the (already resolved) path ``real`` is one the viewer serves."""
+        """Whether the (already resolved) path ``real`` is one the viewer serves: a file it was
+        given, or a file the listing could show (:func:`listed_under`)."""
         if real in self.files:
             return True
         if real.suffix not in SUFFIXES:
             return False
-        return any(real.is_relative_to(d) and real != d for d in self.folders)
+        return any(listed_under(real, d) for d in self.folders)
 
     def described(self) -> list[str]:
         return [str(f) for f in self.files] + [f"{d}{os.sep}" for d in self.folders]
@@ -114,6 +116,15 @@ class Roots:
             for p in _walk(d):
                 add(p, str(d))
         return out
+
+
+def listed_under(real: Path, folder: Path) -> bool:
+    """Whether ``real`` lies under ``folder`` where :func:`_walk` looks: at most
+    :data:`WALK_DEPTH` folder levels down, no folder or file name starting with '.'."""
+    if not real.is_relative_to(folder) or real == folder:
+        return False
+    parts = real.relative_to(folder).parts
+    return len(parts) <= WALK_DEPTH + 1 and not any(p.startswith(".") for p in parts)
 
 
 def _walk(folder: Path) -> list[Path]:

@@ -1,7 +1,10 @@
 """Live games in the browser: one person and bots or policies, saved like ``lastwill play``.
 
 A :class:`LiveGame` wraps a :class:`~agents.play.PlayGame`: after every move of the person the
-bots play (:func:`agents.play.bot_step`) until the person must decide again or the game ends.
+bots play until the person must decide again or the game ends. A bot's move is computed without
+the game's lock (:func:`agents.play.bot_choice`), then applied under it if the game is still at
+that decision, so the game's other requests are answered while a bot thinks. A built-in search
+player may think at most :data:`~agents.viewer.limits.SEARCH_BUDGETS` per move.
 The person sees only their seat's :func:`~lastwill_env.engine.player_view` (docs/RULES.md §10).
 A finished game is written to the save folder in the record format of ``lastwill play`` (an
 arena row plus ``"type": "play"``), so the replay pages and ``lastwill replay`` open it; a game
@@ -38,7 +41,8 @@ from ..play import (
     HUMAN,
     PlayError,
     PlayGame,
-    bot_step,
+    bot_choice,
+    bot_turn,
     choice_label,
     default_out_path,
     finish,
@@ -47,10 +51,13 @@ from ..play import (
     new_play,
     observers_of,
     ordered_choices,
+    play_move,
     save_game,
 )
+from ..registry import PlayerSpecError, make_agent, resolve
 from ..timelimit import DEFAULT_MOVE_TIME_LIMIT, check_time_limit
 from .core import ViewError, frame
+from .limits import SEARCH_BUDGETS, over_budget, shown
 
 NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 SETUP_KEYS = ("seats", "seed", "starting_money", "board_spaces")
@@ -77,7 +84,8 @@ class LiveGame:
         self.id = gid
         self.game = game
         self.save_dir = save_dir
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # held to read or change the game, never while a bot thinks
+        self._thinker: object | None = None  # the request letting the bots play (advance)
         self.observers = observers_of(game)
         self.problems: list[str] = []
         self.saved: list[str] = []
@@ -102,30 +110,78 @@ class LiveGame:
         self.money.append(list(self.game.state.money))
 
     def advance(self) -> None:
-        """Let the bots play until the person must decide or the game is over."""
-        g, s = self.game, self.game.state
-        while s.phase != GAME_OVER and s.cur != g.human_seat:
-            seat, rnd, phase = s.cur, s.round, s.phase
-            action, problem = bot_step(g, self.observers)
+        """Let the bots play until the person must decide or the game is over. Each move is
+        computed outside the game's lock and applied under it (:meth:`apply_bot_move`); while
+        one request lets the bots play, another that asks returns at once."""
+        me = object()
+        with self.lock:
+            if self._thinker is not None:
+                return
+            self._thinker = me
+        try:
+            while (turn := self._next_bot()) is not None:
+                seat, k, view, legal = turn
+                choice = bot_choice(self.game.agents[seat], view, legal)  # the lock is free
+                self.apply_bot_move((seat, k), choice)
+        finally:
+            with self.lock:  # only after a failure: _next_bot hands the turn back itself
+                if self._thinker is me:
+                    self._thinker = None
+
+    def _next_bot(self) -> tuple[int, int, Any, list[int]] | None:
+        """``(seat, decision, view, legal)`` of the bot to move next; ``None`` when the person
+        must decide or the game is over (then the bots are done, in the same hold of the
+        lock, and a finished game is written)."""
+        with self.lock:
+            s = self.game.state
+            if s.phase == GAME_OVER or s.cur == self.game.human_seat:
+                self._thinker = None
+                self._finish()
+                return None
+            seat, view, legal = bot_turn(self.game)
+            return seat, len(s.history), view, legal
+
+    def apply_bot_move(self, turn: tuple[int, int], choice: tuple[int, str | None]) -> bool:
+        """Apply ``choice`` (``(action, problem)``, :func:`agents.play.bot_choice`), computed
+        for ``turn`` (``(seat, decision)``), if the game is still there; whether it was."""
+        seat, k = turn
+        action, problem = choice
+        with self.lock:
+            g, s = self.game, self.game.state
+            if len(s.history) != k or s.phase == GAME_OVER or s.cur != seat:
+                return False
+            rnd, phase = s.round, s.phase
+            play_move(g, seat, action, self.observers)
             if problem is not None:
                 self.problems.append(
                     f"decision {len(s.history)}: {g.names[seat]} failed ({problem}) and "
                     f"played {describe_action(action)}"
                 )
             self._record_step(seat, action, rnd, phase)
-        if s.phase == GAME_OVER and not self._finished:
-            self._finished = True
-            finish(g, self.observers)
-            try:
-                self.record_path = write_record(g, default_out_path(self.save_dir))
-            except ViewError as e:  # the game stands; say so, and let Save try elsewhere
-                self.problems.append(f"the finished game was not saved: {e}")
-            else:
-                self.saved.append(str(self.record_path))
+            return True
+
+    def _finish(self) -> None:
+        """Once the game is over: tell the bots and write its record to the save folder."""
+        g = self.game
+        if g.state.phase != GAME_OVER or self._finished:
+            return
+        self._finished = True
+        finish(g, self.observers)
+        try:
+            self.record_path = write_record(g, default_out_path(self.save_dir))
+        except ViewError as e:  # the game stands; say so, and let Save try elsewhere
+            self.problems.append(f"the finished game was not saved: {e}")
+        else:
+            self.saved.append(str(self.record_path))
 
     def act(self, action: Any, decision: Any) -> None:
         """The person's move ``action`` at decision number ``decision`` (its index, which
-        guards against a second click on a decision already made)."""
+        guards against a second click on a decision already made), then the bots' moves."""
+        with self.lock:
+            self._human_move(action, decision)
+        self.advance()
+
+    def _human_move(self, action: Any, decision: Any) -> None:
         g, s = self.game, self.game.state
         now = len(s.history)
         if type(decision) is not int:
@@ -142,7 +198,7 @@ class LiveGame:
                 status=409,
                 allowed=[now],
             )
-        if s.cur != g.human_seat:  # only while bots are being run by another request
+        if s.cur != g.human_seat:  # only while a bot thinks for another request
             raise ViewError(f"{g.names[s.cur]} is to act, not you", status=409)
         legal = legal_actions(s)
         if type(action) is not int or action not in legal:
@@ -160,7 +216,6 @@ class LiveGame:
         seat, rnd, phase = s.cur, s.round, s.phase
         human_step(g, action, self.observers)
         self._record_step(seat, action, rnd, phase)
-        self.advance()
 
     def save(self, name: Any = None) -> Path:
         if name is None or name == "":
@@ -230,6 +285,33 @@ class LiveGame:
         }
 
 
+def check_budgets(seats: list[str]) -> None:
+    """Refuse (400) a seat whose built-in search player would think longer per move than
+    :data:`~agents.viewer.limits.SEARCH_BUDGETS` allows. Such a player is built (it is not
+    asked to move) to read its own settings; a spec that cannot be built is left to the game's
+    setup to report."""
+    for seat, spec in enumerate(seats):
+        if spec == HUMAN:
+            continue
+        try:
+            entry, _, _ = resolve(spec)
+            if entry.origin != "built-in" or entry.name not in SEARCH_BUDGETS:
+                continue
+            over = over_budget(entry.name, make_agent(spec, seed=0))
+        except PlayerSpecError:
+            continue
+        if over is not None:
+            caps = ", ".join(
+                f"{name} at most " + " and ".join(f"{k}={v}" for k, v in budget.items())
+                for name, budget in SEARCH_BUDGETS.items()
+            )
+            raise ViewError(
+                f"seat {seat} ({shown(spec)}) would search {over} a move, over the limit of "
+                f"the viewer's live games: {caps} a move (each one given); ask for less",
+                allowed=SEARCH_BUDGETS,
+            )
+
+
 class LiveSessions:
     """The live games of a server, by id; the oldest are dropped beyond ``limit``. Outside
     agents play under ``move_time_limit`` seconds per call (0: none; `agents.timelimit`): one
@@ -251,8 +333,7 @@ class LiveSessions:
             self._games[gid] = live
             while len(self._games) > self.limit:
                 self._games.popitem(last=False)
-        with live.lock:
-            live.advance()
+        live.advance()
         return live
 
     def create(self, body: Any) -> LiveGame:
@@ -289,6 +370,7 @@ class LiveSessions:
         if type(spaces) is not int:
             raise ViewError(f"'board_spaces' must be an integer, got {spaces!r}")
         human = humans[0]
+        check_budgets(seats)
         try:
             game = new_play(
                 [x for i, x in enumerate(seats) if i != human],
@@ -303,8 +385,10 @@ class LiveSessions:
             raise ViewError(str(e)) from None
         return self._add(game)
 
-    def resume(self, path: Path) -> LiveGame:
-        """Continue an unfinished game saved from ``lastwill play`` or this page."""
+    def resume(self, path: Path, seating: list[str]) -> LiveGame:
+        """Continue an unfinished game saved from ``lastwill play`` or this page, whose seats
+        (read from the file) are ``seating``."""
+        check_budgets(seating)
         try:
             game = load_game(path, move_time_limit=self.move_time_limit)
         except PlayError as e:

@@ -6,7 +6,8 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
 
 - ``GET /`` the page; ``GET /static/...`` its script and style sheet (shipped in the package).
 - ``GET /api/meta``: versions, the player registry, the open logs, the save folder, the
-  shipped policies and the default opponents of a live game (the strongest players).
+  shipped policies, the default opponents of a live game (the strongest players) and the
+  players a seat may take (:func:`seat_choices`).
 - ``GET /api/catalogue``: every card, the plan boards, the names of decks and errand spaces.
 - ``GET /api/files``: the log and game files the server may open (see below).
 - ``GET /api/logs``; ``POST /api/logs {"path"}`` opens one of them.
@@ -16,7 +17,8 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
 - ``GET /api/logs/{log}/games/{game}/frames/{k}?seat=all|S``: the table before decision k.
 - ``GET /api/logs/{log}/games/{game}/analysis/{k}?seat=all|S&top=N``: what a ``ppo:PATH``
   seat's policy thought at decision k (probabilities, the value estimate and it read as a win
-  chance).
+  chance; for a policy over a prior bot, the network's own probabilities beside the played
+  ones).
 - ``GET /api/logs/{log}/games/{game}/values?seat=all|S``: the policy's win chance at each of
   its seat's decisions (the seats that view may look into).
 - ``POST /api/live {"seats", "seed", "starting_money", "board_spaces"}``, or
@@ -35,6 +37,7 @@ from this server only.
 
 from __future__ import annotations
 
+import inspect
 import math
 import re
 import socket
@@ -54,6 +57,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from ..play import HUMAN
 from ..policyfiles import known_names
 from ..timelimit import DEFAULT_MOVE_TIME_LIMIT
 from . import EXAMPLES_DIR, STATIC_DIR, limits
@@ -252,12 +256,6 @@ def index(request: Request) -> Response:
     return FileResponse(STATIC_DIR / "index.html", headers={"Cache-Control": "no-store"})
 
 
-def _locked(live):
-    if not live.lock.acquire(blocking=False):
-        raise ViewError("this game is busy with another request; try again", status=409)
-    return live.lock
-
-
 def shipped_policies() -> list[str]:
     """The ``ppo:NAME`` specs of the lab's policies by name (`agents.policyfiles`): the shipped
     reference first, then the earlier ones a source checkout has in ``policies/``."""
@@ -268,6 +266,34 @@ def default_opponents() -> list[str]:
     """The live page's opponents before anyone changes them: the strongest players
     (docs/RESULTS.md), the shipped reference policy first, then the sprinter and the racer."""
     return ["ppo:reference", "sprinter", "racer"]
+
+
+def seat_choices() -> list[dict[str, str]]:
+    """The players the Play tab offers for a seat, each ``{"spec", "label", "group"}``: the
+    person, every registered player but ``ppo`` and the search players (group ``bots``), the
+    lab's policies (``policies``), then the search players at their default budgets, within
+    :data:`~agents.viewer.limits.SEARCH_BUDGETS` (``search``)."""
+    from ..mcts import DEFAULT_SIMS
+    from ..registry import entries
+    from ..search import MCAgent
+
+    mc = {k: p.default for k, p in inspect.signature(MCAgent).parameters.items()}
+    search = {
+        "mcts": ("mcts:policy=reference", f"search over the reference, {DEFAULT_SIMS} simulations"),
+        "mc": ("mc", f"flat Monte-Carlo, {mc['rollouts']} rollouts of up to {mc['cands']} moves"),
+    }
+    out = [{"spec": HUMAN, "label": "human (you)", "group": "you"}]
+    bots = [e for e in entries() if e.name not in ("ppo", *search)]
+    for e in bots:
+        what = e.summary.removeprefix(f"{e.name}: ")
+        out.append({"spec": e.name, "label": f"{e.name} ({what})", "group": "bots"})
+    for spec in shipped_policies():
+        shipped = spec == "ppo:reference"
+        what = "the shipped reference" if shipped else "an earlier policy, policies/INDEX.md"
+        out.append({"spec": spec, "label": f"{spec} ({what})", "group": "policies"})
+    for spec, what in search.values():
+        out.append({"spec": spec, "label": f"{spec} ({what})", "group": "search"})
+    return out
 
 
 class Viewer:
@@ -323,6 +349,7 @@ class Viewer:
             "examples": sorted(str(p) for p in EXAMPLES_DIR.glob("*.json*")),
             "policies": shipped_policies(),
             "default_opponents": default_opponents(),
+            "seat_choices": seat_choices(),
         }
 
     def files(self, request: Request) -> dict[str, Any]:
@@ -384,8 +411,11 @@ class Viewer:
     # -- live games --------------------------------------------------------------------------
     def live_new(self, request: Request, body: Any) -> dict[str, Any]:
         if isinstance(body, dict) and "resume" in body:
-            return self._resume(body).snapshot()
-        return self.sessions.create(body).snapshot()
+            live = self._resume(body)
+        else:
+            live = self.sessions.create(body)
+        with live.lock:
+            return live.snapshot()
 
     def _resume(self, body: dict[str, Any]):
         r = body["resume"]
@@ -397,17 +427,17 @@ class Viewer:
         src = self.sources.get(str(r["log"]))
         if type(r["game"]) is not int:
             raise ViewError(f"'game' must be an integer, got {r['game']!r}")
-        src.record(r["game"])  # 404 when there is no such game
+        record = src.record(r["game"])  # 404 when there is no such game
         if src.describe()["kind"] != "game file":
             raise ViewError(
                 f"{src.path.name} is an arena log; only a saved play game (one game file) "
                 f"can be continued"
             )
-        return self.sessions.resume(src.path)
+        return self.sessions.resume(src.path, list(record.get("seating") or []))
 
     def live_get(self, request: Request) -> dict[str, Any]:
         live = self.sessions.get(request.path_params["gid"])
-        with live.lock:
+        with live.lock:  # never held while a bot thinks (agents.viewer.live)
             return live.snapshot()
 
     def live_act(self, request: Request, body: Any) -> dict[str, Any]:
@@ -418,22 +448,16 @@ class Viewer:
                 "decision it answers",
                 allowed=["action", "decision"],
             )
-        lock = _locked(live)
-        try:
-            live.act(body["action"], body["decision"])
+        live.act(body["action"], body["decision"])  # the bots' moves too
+        with live.lock:
             return live.snapshot()
-        finally:
-            lock.release()
 
     def live_save(self, request: Request, body: Any) -> dict[str, Any]:
         live = self.sessions.get(request.path_params["gid"])
         if not isinstance(body, dict) or not set(body) <= {"name"}:
             raise ViewError('send {"name": "FILE.json"} or {} for a new name', allowed=["name"])
-        lock = _locked(live)
-        try:
+        with live.lock:
             path = live.save(body.get("name"))
-        finally:
-            lock.release()
         src = self.sources.open(path)
         return {"path": str(path), "log": src.describe()}
 

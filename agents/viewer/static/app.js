@@ -573,15 +573,22 @@ async function loadPolicy(k) {
   const val = policyValue(a, g.num_players);
   const rows = a.top.slice();
   if (!rows.some((r) => r.chosen)) rows.push(a.chosen);
+  const pct = (p) => `${(p * 100).toFixed(1)}%`;
+  const p = a.prior;
   box.replaceChildren(
     h("div", {class: "muted", title: a.checkpoint, text: `${seatName(g.seats, a.seat)} · ${a.legal} legal actions · ${a.mode === "sample" ? "samples" : "plays the arg-max"}` + (a.step ? ` · step ${a.step}` : "")}),
     val,
+    p ? h("div", {class: "muted pol-prior", "data-testid": "policy-prior"},
+      `played: the network plus +${p.weight} to the logit of ${p.bot}'s pick (◆ ${p.name}); net: the network alone`) : null,
+    p ? h("div", {class: "pol-row with-net pol-head muted"}, h("span"), h("span", {class: "pct", text: "played"}), h("span", {class: "pct", text: "net"})) : null,
     ...rows.map((r) => {
       const fill = h("span", {class: "fill"});
-      fill.style.width = `${(r.prob * 100).toFixed(1)}%`;
-      return h("div", {class: "pol-row" + (r.chosen ? " chosen" : ""), "data-testid": "policy-row", title: r.chosen ? "the recorded action" : ""},
-        h("div", {class: "pol-bar"}, fill, h("span", {class: "txt", text: `${r.rank}. ${r.name}${r.chosen ? "  ◀ played" : ""}`})),
-        h("span", {class: "pct", text: `${(r.prob * 100).toFixed(1)}%`}));
+      fill.style.width = pct(r.prob);
+      const mark = (r.chosen ? "  ◀ played" : "") + (r.prior_pick ? `  ◆ ${p.bot}` : "");
+      return h("div", {class: "pol-row" + (p ? " with-net" : "") + (r.chosen ? " chosen" : ""), "data-testid": "policy-row", title: r.chosen ? "the recorded action" : ""},
+        h("div", {class: "pol-bar"}, fill, h("span", {class: "txt", text: `${r.rank}. ${r.name}${mark}`})),
+        h("span", {class: "pct", text: pct(r.prob)}),
+        p ? h("span", {class: "pct net", "data-testid": "policy-net", text: pct(r.net_prob)}) : null);
     }));
 }
 
@@ -628,25 +635,44 @@ function defaultOpponents() {
   return d.length ? d : ["sprinter", "racer"];
 }
 
+// the players a seat may take (the server's list: the person, the bots, the lab's policies,
+// the search players at their default budgets); "custom" opens a box for any other spec
+const CUSTOM = "custom";
+
+function seatSpec(i) {
+  const sel = $(`seat-${i}`);
+  if (!sel) return undefined;
+  return sel.value === CUSTOM ? $(`seat-${i}-custom`).value.trim() : sel.value;
+}
+
+function seatRow(i, value, choices) {
+  const groups = {you: "you", bots: "bots", policies: "policies", search: "search players"};
+  const known = choices.some((c) => c.spec === value);
+  const sel = h("select", {id: `seat-${i}`, "data-testid": "seat-spec", "data-seat": i},
+    Object.entries(groups).map(([g, label]) => h("optgroup", {label},
+      choices.filter((c) => c.group === g).map((c) => h("option", {value: c.spec, title: c.label, text: c.label})))),
+    h("option", {value: CUSTOM, text: "custom spec…"}));
+  sel.value = known ? value : CUSTOM;
+  const box = h("input", {id: `seat-${i}-custom`, "data-testid": "seat-custom", value: known ? "" : value,
+    placeholder: "a player spec, e.g. greedy:eps=0.1", autocomplete: "off", "aria-label": `seat ${i} spec`});
+  box.hidden = sel.value !== CUSTOM;
+  sel.addEventListener("change", () => { box.hidden = sel.value !== CUSTOM; if (!box.hidden) box.focus(); });
+  return h("div", {class: "seat-row"}, h("label", {for: `seat-${i}`, text: `Seat ${i}`}), sel, box);
+}
+
 function setupSeats() {
   const n = Number($("setup-n").value);
   const box = $("setup-seats");
-  const old = [...box.querySelectorAll(".seat-row input")].map((i) => i.value);
-  const opts = ["human", ...S.meta.players.filter((p) => p.name !== "ppo").map((p) => p.name), ...(S.meta.policies || [])];
-  box.replaceChildren();
-  for (let i = 0; i < n; i++) {
-    const dl = `specs-${i}`;
-    const opp = defaultOpponents();
-    const value = old[i] !== undefined ? old[i] : (i === 0 ? "human" : opp[(i - 1) % opp.length]);
-    box.append(h("div", {class: "seat-row"}, h("label", {for: `seat-${i}`, text: `Seat ${i}`}),
-      h("input", {id: `seat-${i}`, list: dl, value, "data-testid": "seat-spec", "data-seat": i, autocomplete: "off"}),
-      h("datalist", {id: dl}, opts.map((o) => h("option", {value: o})))));
-  }
+  const old = [...box.querySelectorAll(".seat-row select")].map((_, i) => seatSpec(i));
+  const choices = S.meta.seat_choices || [];
+  const opp = defaultOpponents();
+  box.replaceChildren(...Array.from({length: n}, (_, i) =>
+    seatRow(i, old[i] !== undefined ? old[i] : (i === 0 ? "human" : opp[(i - 1) % opp.length]), choices)));
 }
 
 async function startLive(ev) {
   ev.preventDefault();
-  const seats = [...$("setup-seats").querySelectorAll("input")].map((i) => i.value.trim());
+  const seats = [...$("setup-seats").querySelectorAll(".seat-row select")].map((_, i) => seatSpec(i));
   const body = {seats, board_spaces: Number($("setup-spaces").value)};
   const seed = $("setup-seed").value.trim();
   body.seed = seed === "" ? null : Number(seed);
