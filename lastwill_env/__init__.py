@@ -1,8 +1,9 @@
 """Last Will for reinforcement learning: the rules engine (`lastwill_env.engine`) and, over it,
 the PettingZoo environment.
 
-Importing this package stays light (standard library only; the engine works without numpy).
-The environment names are loaded on first access (module `__getattr__`):
+The engine is standard library only: with no third-party package installed, the package and
+the engine import and play. The environment names are loaded on first access (module
+`__getattr__`):
 
 - `env`, `raw_env`: the PettingZoo AEC env (`lastwill_env.env`, whose docstring is the env card);
 - `SingleSeatEnv`: one learning seat against injected opponents (gymnasium);
@@ -10,13 +11,13 @@ The environment names are loaded on first access (module `__getattr__`):
 - `ACTION_TABLE_HASH`: sha256 of the printed action table plus the observation layout; store it
   with `ENV_NAME` in every checkpoint and refuse to load a mismatch.
 
-Registration uses the libraries' own mechanisms and never imports them from here:
-`gymnasium.make("lastwill_env:LastWill-v1", num_players=2)` (gymnasium's `module:EnvId` form
-imports this package, which registers the id when gymnasium is already imported), and the env
-modules register when they are imported (`lastwill_env.single_seat` with gymnasium, so
-`gymnasium.register_envs(lastwill_env.single_seat)` works as gymnasium documents;
-`lastwill_env.env` with PettingZoo, so `pettingzoo.make("aec", "lastwill_v1")` works after
-`import lastwill_env.env`). `register()` and `register_gymnasium()` do it by hand.
+Registration follows the libraries' own documented forms, with no import hook: importing this
+package registers `LastWill-v1` with gymnasium where gymnasium is installed, so
+`gymnasium.make("lastwill_env:LastWill-v1", num_players=2)` (gymnasium's `module:EnvId` form,
+which imports this package) and `gymnasium.register_envs(lastwill_env)` work in any import
+order. PettingZoo has no such form: importing the env module registers `lastwill_v1`
+(`import lastwill_env.env`, then `pettingzoo.make("aec", "lastwill_v1")`), and so does importing
+this package after PettingZoo. `register()` and `register_gymnasium()` do it by hand.
 
 `__version__` is the lab's version (the `lastwill-lab` package's, which pyproject.toml reads
 from here); `ENV_VERSION` is the environment's, bumped when recorded games and trained policies
@@ -93,7 +94,9 @@ def register() -> None:
     from pettingzoo.env_registry.registration import aec_registry
     from pettingzoo.env_registry.registration import register as _register
 
-    if not any(spec.name == "lastwill" and spec.version == ENV_VERSION for spec in aec_registry.values()):
+    if not any(
+        spec.name == "lastwill" and spec.version == ENV_VERSION for spec in aec_registry.values()
+    ):
         _register("aec", ENV_NAME, entry_point="lastwill_env.env:env")
 
 
@@ -114,16 +117,19 @@ def register_gymnasium() -> None:
         )
 
 
-def _register_where_imported() -> None:
-    """Register with PettingZoo and gymnasium where either is already imported (a broken one
-    must not break importing the engine). This is what makes `gymnasium.make(
-    "lastwill_env:LastWill-v1")` work: gymnasium imports this package, then looks the id up.
-    Neither is imported here: `lastwill_env.env` and `lastwill_env.single_seat` register
-    themselves when they are imported, whatever was imported first."""
-    for name, registrar in (("pettingzoo", register), ("gymnasium", register_gymnasium)):
-        if name in sys.modules:
-            with contextlib.suppress(Exception):
-                registrar()
+def _register_on_import() -> None:
+    """Register `LastWill-v1` with gymnasium where gymnasium is installed, so that
+    `gymnasium.make("lastwill_env:LastWill-v1")` and `gymnasium.register_envs(lastwill_env)`
+    work in any import order; and `lastwill_v1` with PettingZoo where it is already imported.
+    A missing or broken library never breaks importing the engine."""
+    import importlib.util
+
+    if "gymnasium" in sys.modules or importlib.util.find_spec("gymnasium") is not None:
+        with contextlib.suppress(Exception):
+            register_gymnasium()
+    if "pettingzoo" in sys.modules:
+        with contextlib.suppress(Exception):
+            register()
 
 
-_register_where_imported()
+_register_on_import()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -472,11 +473,28 @@ def test_package_exports_and_registry():
     assert len(e2.possible_agents) == 2
 
 
-def test_engine_and_package_import_without_numpy_or_pettingzoo():
+def test_engine_imports_and_plays_with_no_third_party_package():
+    # `python -S`: no site-packages at all, only the checkout; the package and the engine
+    # import and play a game to the end, and nothing third-party is imported
+    root = Path(lastwill_env.__file__).resolve().parent.parent
     code = (
-        "import sys, lastwill_env, lastwill_env.engine; "
-        "assert 'numpy' not in sys.modules and 'pettingzoo' not in sys.modules; "
-        "import pettingzoo, lastwill_env.env; "
+        "import sys; sys.path.insert(0, '.'); import lastwill_env, lastwill_env.engine as e; "
+        "from lastwill_env.engine import GameConfig, new_game; "
+        "g = new_game(GameConfig(num_players=3), 1)\n"
+        "while not g.is_over: g.apply_action(g.legal_actions()[0])\n"
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'numpy', 'gymnasium', "
+        "'pettingzoo'}))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-S", "-c", code], capture_output=True, text=True, cwd=root
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip() == "[]"
+
+
+def test_importing_the_env_module_registers_with_pettingzoo():
+    code = (
+        "import lastwill_env, pettingzoo, lastwill_env.env; "
         "e = pettingzoo.make('aec', 'lastwill_v1', num_players=5); "
         "assert len(e.possible_agents) == 5"
     )

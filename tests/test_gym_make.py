@@ -72,17 +72,22 @@ def test_module_colon_id_registers_in_a_fresh_interpreter():
     assert _run(code) == "SingleSeatEnv 3"
 
 
-def test_env_module_registers_whatever_was_imported_first():
-    # lastwill_env first, gymnasium after: importing the env module registers the id, once,
-    # and register_envs takes it as gymnasium's docs show
+@pytest.mark.parametrize(
+    "imports",
+    [
+        "import gymnasium as gym; import lastwill_env",
+        "import lastwill_env; import gymnasium as gym",
+        "import lastwill_env.engine, agents; import gymnasium as gym",
+    ],
+)
+def test_registered_in_any_import_order_and_once(imports):
     code = (
-        "import sys, lastwill_env; light = 'gymnasium' not in sys.modules; "
-        "import gymnasium as gym; import lastwill_env.single_seat as m; gym.register_envs(m); "
-        "lastwill_env.register_gymnasium(); e = gym.make('LastWill-v1'); "
-        "print(light, sum(k == 'LastWill-v1' for k in gym.envs.registry), "
-        "e.unwrapped.num_players)"
+        f"{imports}; gym.register_envs(lastwill_env); lastwill_env.register_gymnasium(); "
+        "a = gym.make('lastwill_env:LastWill-v1'); b = gym.make('LastWill-v1', num_players=4); "
+        "print(sum(k == 'LastWill-v1' for k in gym.envs.registry), "
+        "a.unwrapped.num_players, b.unwrapped.num_players)"
     )
-    assert _run(code) == "True 1 2"
+    assert _run(code) == "1 2 4"
 
 
 def test_importing_the_package_installs_no_import_hook():
@@ -93,7 +98,10 @@ def test_importing_the_package_installs_no_import_hook():
         "import decimal, lastwill_env.engine; print(len(sys.meta_path) == n)"
     )
     out = subprocess.run(
-        [sys.executable, "-S", "-c", code], capture_output=True, text=True, timeout=120,
+        [sys.executable, "-S", "-c", code],
+        capture_output=True,
+        text=True,
+        timeout=120,
         cwd=Path(lastwill_env.__file__).resolve().parent.parent,
     )
     assert out.returncode == 0, out.stderr[-2000:]
