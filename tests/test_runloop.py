@@ -175,3 +175,140 @@ def test_force_in_a_directory_without_a_run_touches_nothing(tmp_path):
     (run / "checkpoints" / "keep.txt").write_text("not a run")
     assert clear_run(run) == []
     assert (run / "checkpoints" / "keep.txt").exists()
+
+
+# -- an exact resume -------------------------------------------------------------------------
+
+
+def _exact(run_dir: Path, **kw) -> TrainConfig:
+    """A short all-seat run whose training draws from every source a resume must keep: the
+    rollout's seating and sampling, the update's minibatches, a bot that explores, PFSP
+    weights over snapshots."""
+    base = dict(
+        num_players=[2, 3],
+        player_weights=[1.0, 1.0],
+        n_games=3,
+        n_steps=128,
+        total_steps=2000,
+        bots=["greedy:eps=0.3", "random"],
+        p_latest=0.2,
+        p_bots_min=0.4,
+        snapshot_every=300,
+        snapshot_window=2,
+        checkpoint_every=350,
+        eval_every=100_000,
+        seed=3,
+    )
+    base.update(kw)
+    return _cfg(run_dir, **base)
+
+
+def _digests(run: Path, pattern: str) -> dict[str, str]:
+    import hashlib
+
+    return {
+        str(p.relative_to(run)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(run.glob(pattern))
+        if p.suffix in (".npz", ".pt")
+    }
+
+
+def _stop_after(monkeypatch, name: str, which: int) -> list[int]:
+    """Ctrl+C just after the `which`-th call (0: the first) of the run loop's step `name`."""
+    calls: list[int] = []
+    real = getattr(runloop.RunLoop, name)
+
+    def stop(self, step, *args):
+        real(self, step, *args)
+        calls.append(step)
+        if len(calls) == which + 1:
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(runloop.RunLoop, name, stop)
+    return calls
+
+
+@pytest.mark.parametrize(
+    "where, which, over",
+    [
+        ("_checkpoint", 0, {}),
+        ("_checkpoint", 2, {}),  # the third: two snapshots, their weights set earlier
+        # the first evaluation after the start, a checkpoint due at the same step still to do
+        ("evaluate", 1, {"eval_every": 350}),
+    ],
+)
+def test_a_run_stopped_at_a_checkpoint_resumes_exactly(tmp_path, monkeypatch, where, which, over):
+    straight, stopped = tmp_path / "straight", tmp_path / "stopped"
+    whole = train(_exact(straight, **over))
+    calls = _stop_after(monkeypatch, where, which)
+    with pytest.raises(KeyboardInterrupt):
+        train(_exact(stopped, **over))
+    assert _state(stopped)["step"] == calls[-1] > 0 and "random_state" in _state(stopped)
+    monkeypatch.undo()
+    resumed = train(resume_config(stopped), resume=True)
+    assert resumed["step"] == whole["step"]
+    assert _digests(stopped, "checkpoints/*") == _digests(straight, "checkpoints/*")
+    assert _digests(stopped, "snapshots/*") == _digests(straight, "snapshots/*")
+    assert [e["step"] for e in resumed["evals"]] == [e["step"] for e in whole["evals"]]
+    pools = [json.loads((r / "pool.json").read_text()) for r in (stopped, straight)]
+    assert pools[0] == pools[1]
+
+
+def test_a_state_without_random_state_resumes_as_before(tmp_path, monkeypatch):
+    """A run written before the random state was saved: --resume reseeds from the step and
+    goes on to the end."""
+    run = tmp_path / "old"
+    _stop_after(monkeypatch, "_checkpoint", 0)
+    with pytest.raises(KeyboardInterrupt):
+        train(_exact(run))
+    monkeypatch.undo()
+    old = _state(run)
+    del old["random_state"]
+    (run / "state.json").write_text(json.dumps(old))
+    state = train(resume_config(run), resume=True)
+    _finished(run, state, 2000)
+
+
+def test_a_damaged_random_state_is_refused_by_name(tmp_path, monkeypatch):
+    run = tmp_path / "bad"
+    _stop_after(monkeypatch, "_checkpoint", 0)
+    with pytest.raises(KeyboardInterrupt):
+        train(_exact(run))
+    monkeypatch.undo()
+    old = _state(run)
+    old["random_state"]["update"] = "not a state"
+    (run / "state.json").write_text(json.dumps(old))
+    with pytest.raises(TrainError, match="random_state"):
+        train(resume_config(run), resume=True)
+
+
+def test_a_snapshot_the_pool_never_recorded_is_removed_on_resume(tmp_path, monkeypatch):
+    """Stopped between writing a snapshot and recording it in pool.json: the snapshot's
+    files are removed when the run resumes, with a note, and what stays is what pool.json
+    records."""
+    from training.pool import PoolRegistry
+
+    run = tmp_path / "run"
+    real = PoolRegistry.add
+    added: list[int] = []
+
+    def add(self, info):
+        if info.step > 700:  # after the first checkpoint
+            added.append(info.step)
+            raise KeyboardInterrupt
+        real(self, info)
+
+    monkeypatch.setattr(PoolRegistry, "add", add)
+    with pytest.raises(KeyboardInterrupt):
+        train(_exact(run))
+    monkeypatch.undo()
+    orphan = run / "snapshots" / f"step_{added[0]}.npz"
+    assert orphan.is_file() and 0 < _state(run)["step"] < added[0]
+    notes: list[str] = []
+    stop = _state(run)["step"]
+    train(resume_config(run, total_steps=stop), resume=True, notify=notes.append)
+    assert not list(run.glob(f"snapshots/step_{added[0]}.*"))
+    assert any(f"snapshots/step_{added[0]}" in n for n in notes), notes
+    registered = {s["path"] for s in json.loads((run / "pool.json").read_text())["snapshots"]}
+    on_disk = {str(p.relative_to(run)) for p in run.glob("snapshots/*.npz")}
+    assert on_disk == registered

@@ -10,12 +10,14 @@ to resume and refuse a damaged file (not JSON, a missing entry, a value of the w
 state names (`training.checkpoint.load_checkpoint`), and `resume_config` rebuilds the run's
 configuration and refuses settings given with `--resume` that differ from the run's: a resumed
 run keeps its settings; only `total_steps` (to extend it) and `progress` may change.
-`write_state` writes `state.json` atomically (`agents.safeio`).
+`remove_later_snapshots` removes the snapshots that a stopped run wrote after the state it
+resumes from. `write_state` writes `state.json` atomically (`agents.safeio`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -31,11 +33,13 @@ from .pool import PoolRegistry
 STATE = "state.json"
 POOL = "pool.json"
 CONFIG = "config.json"
+RANDOM_STATE = "random_state"  # what an exact resume restores (`training.allseat.draws`)
 # settings a resumed run may change; any other setting given with --resume must equal the run's
 RESUME_MAY_CHANGE = ("run_dir", "total_steps", "progress")
 # what a run writes in its directory: `clear_run` removes these and nothing else
 RUN_FILES = (POOL, CONFIG, "progress.jsonl", STATE)  # state.json last: see clear_run
 RUN_FOLDERS = ("tb", "checkpoints", "snapshots", "eval", "exploiters", "rllib", "rllib.tmp")
+_SNAPSHOT_FILE = re.compile(r"step_([0-9]+)\.(npz|pt|zip|json)")  # a snapshot's files
 
 
 class TrainError(RuntimeError):
@@ -153,6 +157,7 @@ _OPTIONAL_ENTRIES: dict[str, tuple[Any, str]] = {
     "evals": (lambda v: isinstance(v, list), "a list of evaluations"),
     "invalid_actions": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
     "bc": (lambda v: isinstance(v, dict), "the warm start's fit (a JSON object)"),
+    RANDOM_STATE: (lambda v: isinstance(v, dict), "the training's random state (a JSON object)"),
     "wall_seconds": (
         lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf"),
         "a non-negative number of seconds",
@@ -230,6 +235,22 @@ def load_pool(run: str | Path, state: Mapping[str, Any], window: int) -> PoolReg
         except CheckpointError as e:
             raise TrainError(f"cannot resume {run}: pool snapshot {s.id}: {e}") from None
     return registry
+
+
+def remove_later_snapshots(run: str | Path, step: int) -> list[str]:
+    """Remove the snapshots in `run/snapshots` of a step after `step`, the step of the state a
+    run resumes from: a run stopped after writing a snapshot and before its state reached that
+    step left them, whether or not `pool.json` recorded them, and the resumed pool never holds
+    them (`load_pool`); the resumed run makes them again when it comes to their step. Returns
+    the bundles removed (`snapshots/step_N.*`)."""
+    run = Path(run)
+    removed: dict[str, None] = {}
+    for p in sorted((run / "snapshots").glob("step_*")):
+        m = _SNAPSHOT_FILE.fullmatch(p.name)
+        if m and int(m.group(1)) > step and p.is_file():
+            p.unlink()
+            removed[rel(checkpoint_base(p), run) + ".*"] = None
+    return list(removed)
 
 
 def resume_config(

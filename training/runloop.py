@@ -21,8 +21,12 @@ checkpoint to a path, and take the pool's snapshots. Everything else is written 
 - the evaluation (`training.evaluation.evaluate`) with its TensorBoard scalars
   (`training.tblog.EvalBoard`) and the one rule of `best.*`: the highest score so far,
   promoted as one unit (`training.checkpoint.promote_best`);
-- the state: step, checkpoint, schedule, evaluations, best, wall-clock seconds, written
-  atomically and fsynced (`agents.safeio`), like every other file of the run.
+- the state: step, checkpoint, schedule, evaluations, best, wall-clock seconds, and from a
+  trainer that keeps it (`random_state()`, the all-seat trainer's `training.allseat.draws`)
+  the training's random state, so that a resumed run goes on exactly as it would have gone on;
+  written atomically and fsynced (`agents.safeio`), like every other file of the run. A
+  resumed run first does what a stop cut off of the schedule at its step, and removes the
+  snapshots written after the state it resumes from (`training.rundir`).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ from .pool import PoolRegistry, SnapshotInfo
 from .progress import TrainProgress
 from .rundir import (
     CONFIG,
+    RANDOM_STATE,
     TrainError,
     check_new_run,
     clear_run,
@@ -50,6 +55,7 @@ from .rundir import (
     load_state,
     new_state,
     rel,
+    remove_later_snapshots,
     resume_checkpoint,
     write_state,
 )
@@ -60,7 +66,9 @@ __all__ = ["League", "RunLoop", "Trainer", "is_better", "run"]
 
 
 class Trainer(Protocol):
-    """What a trainer gives the run loop (module docstring)."""
+    """What a trainer gives the run loop (module docstring). A trainer may also have
+    `random_state()`: its training's random state as JSON (None before training starts),
+    written with every state and restored by the trainer itself on `--resume`."""
 
     label: str  # the progress bar's label
     checkpoint_suffix: str  # the suffix of the checkpoint paths it is given (".zip", ".npz")
@@ -245,8 +253,11 @@ class RunLoop:
                 f"{self.dir} holds a run of the {made_by} backend; resume it with {flag}"
             )
         checkpoint = resume_checkpoint(self.dir, self.state, learner_suffix=self.trainer.suffix)
+        self.written.add(self.dir / self.state["checkpoint"])  # the learner as it is resumed
         if self.trainer.uses_pool:
             self.registry = load_pool(self.dir, self.state, self.cfg.snapshot_window)
+            for name in remove_later_snapshots(self.dir, self.state["step"]):
+                self.say(f"note: removed {self.dir / name}, a snapshot made after the last state")
         try:
             fixed = repair_best(self.dir, self.state.get("best"))
         except CheckpointError as e:
@@ -270,7 +281,8 @@ class RunLoop:
     def begin(self, step: int, writer: Any = None) -> None:
         """Training starts at `step`: TensorBoard's layout and settings (`writer`, a
         SummaryWriter; the evaluation's sub-runs beside it), the pool's snapshots, a step-0
-        checkpoint for a new run, and the evaluation at the start (before any update)."""
+        checkpoint for a new run, and the evaluation at the start (before any update); a run
+        resumed after its start does instead what the schedule had left to do at `step`."""
         self.step = step
         if writer is not None:
             start_run(writer, self.cfg, self.state, step)
@@ -282,30 +294,39 @@ class RunLoop:
             path = self.checkpoint_path(step)
             self.save(path, "checkpoint")
             self.write_state(path)
-        if not self.evaluated(step):  # the start: no training draw is used
+        if self.resumed and step > 0:  # what a stop cut off of the schedule at this step
+            self._schedule(step, step)
+        elif not self.evaluated(step):  # the start: no training draw is used
             self.evaluate(step, time.perf_counter())
 
     def after_update(self, step: int, previous: int) -> None:
-        """The schedule after an update that reached `step`: snapshot, evaluation, checkpoint,
-        exploiter. A snapshot is a milestone when a multiple of `milestone_every` lies in
-        (`previous`, `step`]."""
+        """The schedule after an update that reached `step` (`_schedule`)."""
         self._t_update = time.perf_counter()
         self.step = step
+        self._schedule(step, previous)
+        best = self.state.get("best")
+        self.progress.training(step, f"best {best['mean_win_rate']:.2f}" if best else "")
+
+    def _schedule(self, step: int, previous: int) -> None:
+        """Snapshot, evaluation, checkpoint, exploiter, each when due at `step`. Each one's next
+        step is set before its work writes the state, so a run resumed from that state does
+        what was left at `step` and nothing twice. A snapshot is a milestone when a multiple
+        of `milestone_every` lies in (`previous`, `step`]."""
         state, cfg = self.state, self.cfg
         if self.trainer.uses_pool and step >= state["next_snapshot"]:
-            self._snapshot(step, previous)
             state["next_snapshot"] = step + cfg.snapshot_every
+            self._snapshot(step, previous)
         if step >= state["next_eval"]:
-            self.evaluate(step, self._t_update)
             state["next_eval"] = step + cfg.eval_every
+            if not self.evaluated(step):
+                self.evaluate(step, self._t_update)
         if step >= state["next_checkpoint"]:
-            self._checkpoint(step)
             state["next_checkpoint"] = step + cfg.checkpoint_every
+            self._checkpoint(step)
         if cfg.exploiter_every and step >= state.setdefault("next_exploiter", cfg.exploiter_every):
-            self._exploiter(step)
             state["next_exploiter"] = step + cfg.exploiter_every
-        best = state.get("best")
-        self.progress.training(step, f"best {best['mean_win_rate']:.2f}" if best else "")
+            if not any(e.get("step") == step for e in state.get("exploiters", ())):
+                self._exploiter(step)
 
     def end(self, step: int) -> None:
         """Training ended at `step`: the evaluation at the end of the run."""
@@ -390,6 +411,9 @@ class RunLoop:
         self.state["step"] = self.step
         self.state["wall_seconds"] = self.wall_seconds()
         self.state["checkpoint"] = rel(checkpoint, self.dir)
+        draws = getattr(self.trainer, "random_state", None)  # a trainer that resumes exactly
+        if draws is not None and (saved := draws()) is not None:
+            self.state[RANDOM_STATE] = saved
         write_state(self.dir, self.state)
 
     def _save_pool(self) -> None:

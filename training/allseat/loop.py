@@ -12,6 +12,7 @@ earlier run) or imitate a bot first (`bc_teacher`, `training.bc`).
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -28,6 +29,7 @@ from ..pool import PoolRegistry
 from ..progress import TrainProgress
 from ..rundir import TrainError, load_state
 from ..runloop import League, RunLoop, run
+from . import draws
 from .batch import sparse_batch
 from .network import build_model
 from .ppo import flatten, make_optimizer, ppo_update
@@ -69,6 +71,17 @@ def save_checkpoint(model, optimizer, path: Path, cfg: TrainConfig, step: int, e
         path, meta, {".npz": actor.write_npz, ".pt": lambda tmp: _torch_save(torch, learner, tmp)}
     )
     return path
+
+
+def _interned(obj: Any) -> Any:
+    """`obj` with every string key of its dicts interned. A loaded optimizer state's keys are
+    then the very objects a fresh optimizer uses, so that `torch.save` (a pickle, which writes
+    a string once per object) gives a resumed run's learner state the same bytes."""
+    if isinstance(obj, dict):
+        return {sys.intern(k) if isinstance(k, str) else k: _interned(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_interned(v) for v in obj]
+    return obj
 
 
 def _torch_save(torch, obj: Any, tmp: Path) -> None:
@@ -123,6 +136,8 @@ class AllSeatTrainer:
         self.rollout: Rollout | None = None
         self.writer: Any = None
         self.run_dir = Path(cfg.run_dir)
+        self.update_rng: np.random.Generator | None = None  # the update's minibatches
+        self._kept_weights: dict[str, float] | None = None  # a resumed run's pool weights
 
     @property
     def league_rng(self) -> Any:
@@ -152,7 +167,7 @@ class AllSeatTrainer:
         try:
             saved = torch.load(checkpoint, weights_only=False)
             self.model.load_state_dict(saved["model"])
-            self.optimizer.load_state_dict(saved["optimizer"])
+            self.optimizer.load_state_dict(_interned(saved["optimizer"]))
         except Exception as e:  # noqa: BLE001 - an unreadable learner state, reported once
             raise TrainError(
                 f"cannot resume {self.run_dir}: the learner state {checkpoint} cannot be loaded "
@@ -186,7 +201,33 @@ class AllSeatTrainer:
             pols[s.id] = self.rollout.snapshots.get(s.id) or NumpyPolicy.load_npz(
                 (self.run_dir / s.path).with_suffix(".npz")
             )
-        self.rollout.set_snapshots(pols, registry.weights(self.cfg.pfsp))
+        weights, kept = registry.weights(self.cfg.pfsp), self._kept_weights
+        if kept is not None and set(kept) == set(pols):  # as the stopped run last set them
+            weights = kept
+        self._kept_weights = None
+        self.rollout.set_snapshots(pols, weights)
+
+    def random_state(self) -> dict[str, Any] | None:
+        """What an exact resume restores besides the learner (`training.allseat.draws`);
+        None before training starts."""
+        if self.rollout is None or self.update_rng is None:
+            return None
+        return draws.capture(self.rollout, self.update_rng)
+
+    def _restore(self, loop: RunLoop) -> None:
+        """A resumed run's random state, when its state.json holds one (a run saved before
+        it was kept goes on from generators seeded by the step)."""
+        saved = loop.state.get(draws.KEY) if loop.resumed else None
+        if saved is None:
+            return
+        assert self.rollout is not None and self.update_rng is not None
+        try:
+            self._kept_weights = draws.restore(saved, self.rollout, self.update_rng)
+        except ValueError as e:
+            raise TrainError(
+                f"cannot resume {self.run_dir}: {self.run_dir / 'state.json'}: {e}; the file "
+                "is damaged"
+            ) from None
 
     def finish(self, loop: RunLoop) -> None:
         pass
@@ -201,9 +242,10 @@ class AllSeatTrainer:
 
         cfg = self.cfg
         step = loop.step
-        self.writer = SummaryWriter(str(self.run_dir / "tb" / "PPO_1"))
         self.rollout = Rollout(cfg, seed=cfg.seed * 1_000_003 + step)
-        rng = np.random.default_rng(cfg.seed * 7919 + step)
+        self.update_rng = rng = np.random.default_rng(cfg.seed * 7919 + step)
+        self._restore(loop)
+        self.writer = SummaryWriter(str(self.run_dir / "tb" / "PPO_1"))
         loop.begin(step, self.writer)
         while step < cfg.total_steps:
             n, log = self._iteration(loop, step, rng)

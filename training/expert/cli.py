@@ -14,7 +14,7 @@ import typer
 
 from agents.cli import app, fail, note
 
-from .config import ExpertConfig, ExpertConfigError
+from .config import MAX_ITERATIONS, ExpertConfig, ExpertConfigError
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -31,20 +31,29 @@ def _read_toml(path: Path) -> dict[str, Any]:
     return dict(data)
 
 
-def _ints(name: str, text: str, spans: bool = False) -> list[int]:
-    """The comma-separated integers of option `name`; with `spans`, `A-B` stands for A to B."""
+def _ints(name: str, text: str, spans: bool = False, most: int | None = None) -> list[int]:
+    """The comma-separated integers of option `name`; with `spans`, `A-B` stands for A to B;
+    with `most`, each from 1 to `most` (checked before a span is spelt out)."""
+    flag = f"--{name.replace('_', '-')} {text!r} is not allowed"
     out: list[int] = []
     try:
         for part in (x.strip() for x in text.split(",")):
             lo, dash, hi = part.partition("-") if spans else (part, "", "")
             if dash and lo.strip() and int(lo) <= int(hi):
+                _within(flag, [int(lo), int(hi)], most)
                 out.extend(range(int(lo), int(hi) + 1))
             elif part:
                 out.append(int(part))
     except ValueError:
         allowed = "comma-separated integers" + (" or spans such as 1-40" if spans else "")
-        fail(f"--{name.replace('_', '-')} {text!r} is not allowed; give {allowed}")
+        fail(f"{flag}; give {allowed}")
+    _within(flag, out, most)
     return out
+
+
+def _within(flag: str, numbers: list[int], most: int | None) -> None:
+    if most is not None and any(not 1 <= k <= most for k in numbers):
+        fail(f"{flag}; give numbers from 1 to {most}")
 
 
 def _settings(config: Path | None, flags: dict[str, Any], resume: bool) -> ExpertConfig:
@@ -198,9 +207,8 @@ def expert_fit_cmd(
         "seed": seed,
     }
     try:
-        losses = refit(
-            Path(run_dir), _ints("samples", samples, spans=True), out, target, **settings
-        )
+        iterations = _ints("samples", samples, spans=True, most=MAX_ITERATIONS)
+        losses = refit(Path(run_dir), iterations, out, target, **settings)
     except RefitError as e:
         fail(str(e))
     shown = ", ".join(f"{k} {v:.4g}" for k, v in losses.items())

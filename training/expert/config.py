@@ -24,21 +24,23 @@ def _is_num(v: Any) -> bool:
     return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
+MAX_ITERATIONS = 100_000  # the most iterations of a run (their samples' numbers)
+MAX_SIMS = 100_000  # the most simulations of one search
 # (setting, lowest, highest) of the integer settings
 _INTS = (
-    ("iterations", 1, 100_000),
+    ("iterations", 1, MAX_ITERATIONS),
     ("games", 1, 100_000),
-    ("sims", 1, 100_000),
-    ("fast_sims", 1, 100_000),
+    ("sims", 1, MAX_SIMS),
+    ("fast_sims", 1, MAX_SIMS),
     ("explore", 0, 10_000),
     ("epochs", 0, 1000),
-    ("batch_size", 1, 1_000_000),
+    ("batch_size", 2, 1_000_000),
     ("buffer", 1, 1000),
     ("eval_every", 0, 100_000),
     ("eval_games", 1, 1_000_000),
     ("workers", 1, 1024),
     ("torch_threads", 0, 1024),
-    ("seed", 0, 2**63 - 1),
+    ("seed", 0, 2**31 - 1),  # as a training run's (`training.config.MAX_INT`)
 )
 # (setting, lowest, highest) of the real-number settings
 _NUMS = (
@@ -119,18 +121,35 @@ class ExpertConfig:
             )
         self._check_counts()
         for name in ("run_dir", "init_policy"):
-            if not isinstance(getattr(self, name), str) or not getattr(self, name):
-                raise ExpertConfigError(
-                    f"{name}={getattr(self, name)!r} is not allowed; give a path"
-                )
+            v = getattr(self, name)
+            if not isinstance(v, str) or not v.strip():
+                raise ExpertConfigError(f"{name}={v!r} is not allowed; give a path")
+        if not isinstance(self.progress, bool):
+            raise ExpertConfigError(f"progress={self.progress!r} is not allowed; use true or false")
+        self._check_bots()
+
+    def _check_bots(self) -> None:
+        """The evaluation panel: distinct player specs the registry can build (as a training
+        run's `eval_bots`)."""
+        bots = self.eval_bots
         if (
-            not isinstance(self.eval_bots, list)
-            or not self.eval_bots
-            or not all(isinstance(b, str) and b for b in self.eval_bots)
+            not isinstance(bots, list)
+            or not bots
+            or not all(isinstance(b, str) and b.strip() for b in bots)
         ):
+            raise ExpertConfigError(f"eval_bots={bots!r} is not allowed; give player specs")
+        if len(set(bots)) != len(bots) or "mixed" in bots:
             raise ExpertConfigError(
-                f"eval_bots={self.eval_bots!r} is not allowed; give player specs"
+                f"eval_bots={bots!r} is not allowed; list each bot once (the mixed table is "
+                "added by itself)"
             )
+        from agents.registry import PlayerSpecError, make_agent
+
+        for spec in bots:
+            try:
+                make_agent(spec)
+            except PlayerSpecError as e:
+                raise ExpertConfigError(f"eval_bots: {e}") from None
 
     def _check_counts(self) -> None:
         for name in ("num_players", "eval_num_players"):
@@ -162,6 +181,11 @@ class ExpertConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> ExpertConfig:
+        if not isinstance(data, dict):
+            raise ExpertConfigError(
+                "expert-iteration settings must be a table of name = value, got "
+                f"{type(data).__name__}"
+            )
         names = {f.name for f in fields(cls)}
         unknown = sorted(set(data) - names)
         if unknown:

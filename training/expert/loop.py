@@ -29,7 +29,10 @@ pooled by `lastwill expert-fit` (`training.expert.refit`), for example to see wh
 them carry the search's gain.
 
 `state.json` records the last finished iteration; `--resume` continues after it (an iteration
-interrupted part-way is played again from its own seeds, so it gives the same samples).
+interrupted part-way is played again from its own seeds, so it gives the same samples). Before
+anything is written, the run directory, the start policy and, on `--resume`, the state, the
+learner state and the samples the next update reads are checked; every samples file is checked
+when it is read (`training.expert.samplefile`).
 TensorBoard (`tb/`): the losses before and after each update, the search's disagreement with
 the network, the entropy of its targets, self-play speed, and the panel's win rates.
 """
@@ -46,12 +49,13 @@ import numpy as np
 
 from agents.deals import derive_seed, training_seed
 from agents.readfile import read_json
-from agents.safeio import write_json, write_with
+from agents.safeio import DestinationError, check_directory, write_json, write_with
 
 from ..runlock import LOCK, run_lock
 from ..seating import draw_player_count
 from .config import ExpertConfig, ExpertConfigError
 from .learn import fit, target_stats
+from .samplefile import SampleFileError
 from .selfplay import pack, play, read_samples
 
 
@@ -69,6 +73,18 @@ def _say(cfg: ExpertConfig, notify: Callable[[str], None] | None, text: str) -> 
 # -- the run directory ---------------------------------------------------------------------
 
 
+# entry of state.json: (test, what is allowed)
+_STATE_ENTRIES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "iteration": (
+        lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+        "a non-negative integer (the last finished iteration)",
+    ),
+    "config": (lambda v: isinstance(v, dict), "the run's settings (a JSON object)"),
+    "history": (lambda v: isinstance(v, list), "a list of the iterations' rows"),
+    "best": (lambda v: v is None or isinstance(v, dict), "null or the best evaluation"),
+}
+
+
 def _read_state(run: Path) -> dict[str, Any]:
     path = run / "state.json"
     if not path.is_file():
@@ -76,7 +92,65 @@ def _read_state(run: Path) -> dict[str, Any]:
     st = read_json(path, "the run's state", error=ExpertError)
     if not isinstance(st, dict) or not isinstance(st.get("iteration"), int):
         raise ExpertError(f"{path} is not an expert-iteration state (no iteration number)")
+    for name, (test, allowed) in _STATE_ENTRIES.items():
+        if name not in st:
+            raise ExpertError(f"{path} has no {name!r} entry; the run's state is damaged")
+        if not test(st[name]):
+            raise ExpertError(f"{path}: {name}={st[name]!r} is not allowed; use {allowed}")
     return st
+
+
+def _check_start(run: Path, cfg: ExpertConfig, resume: bool) -> None:
+    """Refuse, before anything is written, a run directory that cannot be started or resumed
+    as asked, a start policy the search cannot use, and a resumed run whose samples of the
+    next update are damaged."""
+    if resume:
+        _check_buffer(run, cfg, _read_state(run)["iteration"] + 1)
+    else:
+        try:
+            check_directory(run)
+        except DestinationError as e:
+            raise ExpertError(f"--run-dir: {e}") from None
+        if run.exists() and any(p.name != LOCK for p in run.iterdir()):
+            raise ExpertError(f"{run} is not empty; choose a new run directory or pass --resume")
+    start_policy(cfg)
+
+
+def start_policy(cfg: ExpertConfig):
+    """(the start policy, the network settings that fit it); an `ExpertConfigError` naming
+    `init_policy` when the search cannot use it."""
+    from agents.policy import CheckpointError, load_policy
+    from training.config import TrainConfigError
+
+    where = f"init_policy={cfg.init_policy!r}"
+    try:
+        pol, _ = load_policy(cfg.init_policy, need_value=True)
+    except CheckpointError as e:
+        raise ExpertConfigError(f"{where} cannot be read: {e}") from None
+    if not pol.has_value:
+        raise ExpertConfigError(f"{where} has no critic; the search needs one")
+    try:
+        return pol, _train_config(cfg, pol)
+    except TrainConfigError as e:
+        raise ExpertConfigError(f"{where}: its network cannot be trained here ({e})") from None
+
+
+def _check_buffer(run: Path, cfg: ExpertConfig, it: int) -> None:
+    """The samples that the update of iteration `it` reads besides its own are sound."""
+    if it <= cfg.iterations and not _collecting(cfg):
+        first = max(1, it - cfg.buffer + 1)
+        _read([run / "samples" / f"iter_{k}.npz" for k in range(first, it)])
+
+
+def _read(paths: list[Path]) -> dict[str, np.ndarray]:
+    try:
+        return read_samples(paths)
+    except SampleFileError as e:
+        raise ExpertError(str(e)) from None
+
+
+# settings a resumed run may change: its length, its progress lines, where it is (a moved run)
+_RESUME_MAY_CHANGE = ("iterations", "progress", "run_dir")
 
 
 def _start(run: Path, cfg: ExpertConfig, resume: bool) -> dict[str, Any]:
@@ -88,9 +162,9 @@ def _start(run: Path, cfg: ExpertConfig, resume: bool) -> dict[str, Any]:
         saved = {
             k: v
             for k, v in {**ExpertConfig().to_dict(), **st.get("config", {})}.items()
-            if k not in ("iterations", "progress")
+            if k not in _RESUME_MAY_CHANGE
         }
-        now = {k: v for k, v in cfg.to_dict().items() if k not in ("iterations", "progress")}
+        now = {k: v for k, v in cfg.to_dict().items() if k not in _RESUME_MAY_CHANGE}
         diff = sorted(k for k in set(saved) | set(now) if saved.get(k) != now.get(k))
         if diff:
             raise ExpertError(
@@ -135,25 +209,29 @@ def _train_config(cfg: ExpertConfig, pol) -> Any:
 def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
     """(model, optimizer, train config): from the start policy, or from the last iteration's
     learner state when resuming."""
-    import torch
-
-    from agents.policy import load_policy
     from training.allseat import make_optimizer
 
-    pol, _ = load_policy(cfg.init_policy, need_value=True)
-    if not pol.has_value:
-        raise ExpertConfigError(
-            f"init_policy={cfg.init_policy!r} has no critic; the search needs one"
-        )
-    tcfg = _train_config(cfg, pol)
+    _, tcfg = start_policy(cfg)
     model = _from_start(cfg, tcfg)
     opt = make_optimizer(model, tcfg)
     if st["iteration"] > 0 and not _collecting(cfg):
-        learner = torch.load(_ckpt(run, st["iteration"]).with_suffix(".pt"), weights_only=True)
-        model.load_state_dict(learner["model"])
-        opt.load_state_dict(learner["optimizer"])
+        _load_learner(_ckpt(run, st["iteration"]).with_suffix(".pt"), model, opt)
     model.eval()
     return model, opt, tcfg
+
+
+def _load_learner(path: Path, model, opt) -> None:
+    """A resumed run's learner state, or an `ExpertError` naming the file."""
+    import torch
+
+    try:
+        learner = torch.load(path, weights_only=True)
+        model.load_state_dict(learner["model"])
+        opt.load_state_dict(learner["optimizer"])
+    except Exception as e:  # noqa: BLE001 - an unreadable learner state, reported once
+        raise ExpertError(
+            f"cannot resume: the learner state {path} cannot be loaded ({type(e).__name__}: {e})"
+        ) from None
 
 
 def _from_start(cfg: ExpertConfig, tcfg):
@@ -319,7 +397,7 @@ def _save_samples(run: Path, it: int, data: dict[str, np.ndarray]) -> None:
 
 def _buffer(run: Path, it: int, keep: int) -> dict[str, np.ndarray]:
     first = max(1, it - keep + 1)
-    return read_samples([run / "samples" / f"iter_{k}.npz" for k in range(first, it + 1)])
+    return _read([run / "samples" / f"iter_{k}.npz" for k in range(first, it + 1)])
 
 
 # -- evaluation and the run ------------------------------------------------------------------
@@ -409,6 +487,7 @@ def expert(
     from torch.utils.tensorboard import SummaryWriter
 
     run = Path(cfg.run_dir)
+    _check_start(run, cfg, resume)  # refused before the directory is made or locked
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
     with run_lock(run):

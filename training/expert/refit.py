@@ -20,6 +20,7 @@ import numpy as np
 
 from .config import ExpertConfig, ExpertConfigError
 from .learn import fit
+from .samplefile import SampleFileError, sample_iterations
 from .selfplay import read_samples
 
 TARGETS = ("visits", "best")  # the visit distribution, or its most visited move as a one-hot
@@ -29,18 +30,39 @@ class RefitError(RuntimeError):
     """Samples or an output path that a refit cannot use."""
 
 
+def spans(numbers: list[int]) -> str:
+    """`numbers` for a message, three or more in a row as a span: [1, 2, 5-9]."""
+    runs: list[list[int]] = []
+    for k in numbers:
+        if runs and k == runs[-1][-1] + 1:
+            runs[-1].append(k)
+        else:
+            runs.append([k])
+    parts = [f"{r[0]}-{r[-1]}" if len(r) > 2 else ", ".join(map(str, r)) for r in runs]
+    return f"[{', '.join(parts)}]"
+
+
 def load_samples(run: Path, iterations: list[int]) -> dict[str, np.ndarray]:
-    """The packed samples of `iterations` of the run in `run`, joined in that order."""
+    """The packed samples of `iterations` of the run in `run`, joined in that order; every
+    file is checked (`training.expert.samplefile`), and a name in the samples folder other
+    than `iter_K.npz` is ignored."""
     if not iterations or len(set(iterations)) != len(iterations):
-        raise RefitError(f"iterations {iterations!r}: give distinct iteration numbers")
+        raise RefitError(f"iterations {spans(iterations)}: give distinct iteration numbers")
     folder = run / "samples"
-    have = sorted(int(p.stem[5:]) for p in folder.glob("iter_*.npz") if p.stem[5:].isdigit())
+    have = set(sample_iterations(folder))
     missing = [k for k in iterations if k not in have]
     if missing:
+        held = spans(sorted(have)) if have else "none"
         raise RefitError(
-            f"{folder} holds no samples of iteration(s) {missing}; it holds {have or 'none'}"
+            f"{folder} holds no samples of iteration(s) {spans(missing)}; it holds {held}"
         )
-    return read_samples([folder / f"iter_{k}.npz" for k in iterations])
+    try:
+        data = read_samples([folder / f"iter_{k}.npz" for k in iterations])
+    except SampleFileError as e:
+        raise RefitError(str(e)) from None
+    if not len(data["n"]):
+        raise RefitError(f"the iteration(s) {spans(iterations)} hold no samples; nothing to fit")
+    return data
 
 
 def best_move_targets(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -67,6 +89,16 @@ def _run_config(run: Path) -> ExpertConfig:
         raise RefitError(f"{run}: not an expert-iteration run whose settings load ({e})") from e
 
 
+def _start(cfg: ExpertConfig, run: Path):
+    """The network settings of the run's start policy, which the fit starts from."""
+    from .loop import start_policy
+
+    try:
+        return start_policy(cfg)[1]
+    except ExpertConfigError as e:
+        raise RefitError(f"{run}: the run's {e}") from None
+
+
 def _free(out: Path) -> Path:
     from training.checkpoint import new_checkpoint_problem
 
@@ -88,11 +120,10 @@ def refit(
     `anchor_coef`, `vf_coef` and `seed`. Returns the fit's losses (`learn.fit`)."""
     import torch
 
-    from agents.policy import load_policy
     from training.allseat import make_optimizer
     from training.allseat.loop import save_checkpoint
 
-    from .loop import _critic_scale, _from_start, _start_network, _train_config
+    from .loop import _critic_scale, _from_start, _start_network
 
     if target not in TARGETS:
         raise RefitError(f"target {target!r} is not allowed; choose {' or '.join(TARGETS)}")
@@ -111,12 +142,12 @@ def refit(
             "epochs=0 would fit nothing (the run only collected samples); give the passes to "
             "make, e.g. --epochs 4 (1 to 1000)"
         )
+    tcfg = _start(cfg, run)
     data = load_samples(run, iterations)
     if target == "best":
         data = best_move_targets(data)
     if cfg.torch_threads:
         torch.set_num_threads(cfg.torch_threads)
-    tcfg = _train_config(cfg, load_policy(cfg.init_policy, need_value=True)[0])
     model = _from_start(cfg, tcfg)
     opt = make_optimizer(model, tcfg)
     anchor = _start_network(cfg, tcfg) if cfg.anchor_coef > 0 else None

@@ -188,12 +188,10 @@ def pack(samples: list[Sample]) -> dict[str, np.ndarray]:
 
 def read_samples(paths: list[Path]) -> dict[str, np.ndarray]:
     """The packed samples saved at `paths` (`.npz` files of `pack`'s arrays, read without
-    pickles), joined in that order."""
-    parts = []
-    for path in paths:
-        with np.load(path, allow_pickle=False) as f:
-            parts.append({name: f[name] for name in f.files})
-    return concat(parts)
+    pickles and checked, `training.expert.samplefile`), joined in that order."""
+    from .samplefile import read_sample_file
+
+    return concat([read_sample_file(path) for path in paths])
 
 
 def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
