@@ -3,7 +3,7 @@
 One Typer :data:`app`; each subcommand is a function decorated with ``@app.command()`` in its
 own section below (``arena`` today; ``replay``, ``play``, ``train`` are added the same way).
 Conventions for subcommands: user errors go through :func:`fail` (a one-line message on stderr,
-exit code 2, no traceback); heavy imports (the arena, openskill, matplotlib, torch) happen
+exit code 2, no traceback); heavy imports (the arena, matplotlib, torch) happen
 inside the command function, so ``import agents.cli`` stays cheap and torch-free.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Annotated, NoReturn
 
 import typer
-from typer.core import TyperCommand
+from typer.core import TyperCommand, TyperGroup
 
 from lastwill_env.engine.config import (
     MAX_PLAYERS,
@@ -30,11 +30,47 @@ from .deals import DealsError, check_deals, describe
 from .registry import legend
 from .timelimit import DEFAULT_MOVE_TIME_LIMIT
 
+
+class _HelpConvention:
+    """The help convention of every `lastwill` command (docs/DEVELOPMENT.md, Command-line
+    help), where typer's own choice differs: a flag, --help included, shows no metavar, and
+    --help's text ends without a period."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        for param in self.params:
+            if getattr(param, "is_flag", False):
+                param.metavar = ""
+
+    def get_help_option(self, ctx):
+        option = super().get_help_option(ctx)
+        if option is not None:
+            option.metavar, option.help = "", "Show this message and exit"
+        return option
+
+
+class LabCommand(_HelpConvention, TyperCommand):
+    """A `lastwill` subcommand (``@app.command(cls=LabCommand)``)."""
+
+
+class LabGroup(_HelpConvention, TyperGroup):
+    """The `lastwill` command itself."""
+
+
+def help_default(text: str, default: object) -> str:
+    """``text`` with a default written at its end, for an option whose parameter default
+    (``None``, ``''``) stands for another value or for what happens without it."""
+    if isinstance(default, (list, tuple)):
+        default = ",".join(str(x) for x in default)
+    return f"{text} \\[default: {default}]"
+
+
 app = typer.Typer(
     name="lastwill",
     help="Last Will RL lab: play bots against each other, train and evaluate agents.",
     no_args_is_help=True,
     add_completion=False,
+    cls=LabGroup,
 )
 
 
@@ -60,7 +96,7 @@ def main(
         bool,
         typer.Option(
             "--version",
-            help="Print the lab's version and its env version, then exit.",
+            help="Print the lab's version and its env version, then exit",
             callback=_version,
             is_eager=True,
         ),
@@ -83,7 +119,7 @@ def _limit_help(outcome: str) -> str:
     return (
         "Seconds an outside agent (a module:Class spec, an entry point or a registered name; "
         "not the lab's bots nor ppo: policies) may take per move, and 10x that to be built; "
-        f"one over it, or calling sys.exit, {outcome} (0: no limit)."
+        f"one over it, or calling sys.exit, {outcome} (0: no limit)"
     )
 
 
@@ -139,7 +175,7 @@ def _arena_epilog() -> str:
     return head + "\n\n" + escape(text)
 
 
-class _LegendCommand(TyperCommand):
+class _LegendCommand(LabCommand):
     """Builds the player-spec legend when help is shown (the registry may grow meanwhile)."""
 
     def format_help(self, ctx, formatter) -> None:
@@ -159,22 +195,26 @@ ARENA_HELP = (
 
 # options shared by several commands (one spelling of each flag and its help)
 StartingMoneyOpt = Annotated[
-    str, typer.Option("--starting-money", help="70, will-shared or will-each.")
+    str,
+    typer.Option(
+        "--starting-money",
+        metavar="<70|will-shared|will-each>",
+        help="Starting money: 70, or a will card drawn for all players (will-shared) or by "
+        "each (will-each)",
+    ),
 ]
-BoardSpacesOpt = Annotated[int, typer.Option("--board-spaces", help="Board card spaces.")]
+BoardSpacesOpt = Annotated[int, typer.Option("--board-spaces", help="Board card spaces")]
 WorkersOpt = Annotated[
     int,
     typer.Option(
         "--workers",
         "-w",
         help="Worker processes (1: in this process, but a module:Class or entry-point agent "
-        "still plays in one worker process).",
+        "still plays in one worker process)",
     ),
 ]
-FormatOpt = Annotated[
-    OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout.")
-]
-QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar.")]
+FormatOpt = Annotated[OutputFormat, typer.Option("--format", "-f", help="Summary format on stdout")]
+QuietOpt = Annotated[bool, typer.Option("--quiet", "-q", help="No progress bar")]
 MoveTimeLimitOpt = Annotated[float, typer.Option("--move-time-limit", help=MOVE_TIME_LIMIT_HELP)]
 
 
@@ -198,8 +238,9 @@ def arena(
         typer.Option(
             "--players",
             "-p",
+            metavar="<list>",
             help="Comma-separated entrant specs, exactly --num-players of them "
-            "(repeat a spec to seat it twice), e.g. random,random,random,random.",
+            "(repeat a spec to seat it twice), e.g. random,random,random,random",
         ),
     ],
     num_players: Annotated[
@@ -207,72 +248,85 @@ def arena(
         typer.Option(
             "--num-players",
             "-n",
-            help=f"Seats per table, {PLAYER_RANGE} \\[default: number of entrants].",
+            help=help_default(f"Seats per table, {PLAYER_RANGE}", "one per --players spec"),
         ),
     ] = None,
     games: Annotated[
         int,
-        typer.Option(
-            "--games", "-g", help="Total games, rounded up to a multiple of the seatings."
-        ),
+        typer.Option("--games", "-g", help="Total games, rounded up to a multiple of the seatings"),
     ] = 100,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Tournament seed.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Tournament seed")] = 0,
     deals: Annotated[
         str,
         typer.Option(
             "--deals",
+            metavar="<validation|test>",
             help="Deal set: validation (for screening and tuning) or test (for reported "
-            "figures; never choose on it). See docs/RESULTS.md.",
+            "figures; never choose on it); see docs/RESULTS.md",
         ),
     ] = "validation",
     all_seatings: Annotated[
         bool,
         typer.Option(
-            "--all-seatings", help="Every distinct permutation of seats, not just rotations."
+            "--all-seatings", help="Every distinct permutation of seats, not just rotations"
         ),
     ] = False,
     workers: WorkersOpt = 1,
     use_ray: Annotated[
-        bool, typer.Option("--ray", help="Fan games out as Ray tasks (pip install -e '.\\[ray]').")
+        bool, typer.Option("--ray", help="Fan games out as Ray tasks (pip install -e '.\\[ray]')")
     ] = False,
     ray_address: Annotated[
         str | None,
         typer.Option(
             "--ray-address",
-            help="With --ray: the Ray cluster to run on (host:port printed by `ray start "
-            "--head`) \\[default: $RAY_ADDRESS, else a local Ray].",
+            metavar="<text>",
+            help=help_default(
+                "With --ray: the Ray cluster to run on (host:port printed by `ray start --head`)",
+                "$RAY_ADDRESS, else a local Ray",
+            ),
         ),
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="JSONL match log \\[default: runs/arena/<time>.jsonl]."),
+        typer.Option(
+            "--out", "-o", help=help_default("JSONL match log", "runs/arena/<time>.jsonl")
+        ),
     ] = None,
     resume: Annotated[
         bool,
-        typer.Option("--resume", help="Continue the log at --out, skipping recorded games."),
+        typer.Option("--resume", help="Continue the log at --out, skipping recorded games"),
     ] = False,
     fmt: FormatOpt = OutputFormat.table,
     plot: Annotated[
-        Path | None, typer.Option("--plot", help="Write a PNG of win rates with 95% CIs.")
+        Path | None,
+        typer.Option(
+            "--plot", help=help_default("Write a PNG of win rates with 95% CIs", "no plot")
+        ),
     ] = None,
     paired_csv: Annotated[
         Path | None,
         typer.Option(
             "--paired-csv",
-            help="Write the paired comparisons (every pair of entrants on the same deals) as a "
-            "CSV file, one row per pair: pandas.read_csv(PATH).",
+            help=help_default(
+                "Write the paired comparisons (every pair of entrants on the same deals) as a "
+                "CSV file, one row per pair: pandas.read_csv(PATH)",
+                "no file",
+            ),
         ),
     ] = None,
     force: Annotated[
         bool,
-        typer.Option("--force", help="Replace an existing --plot image or --paired-csv file."),
+        typer.Option("--force", help="Replace an existing --plot image or --paired-csv file"),
     ] = False,
     anchor: Annotated[
         str | None,
         typer.Option(
             "--anchor",
-            help="Entrant (spec or display name) whose rating is pinned to 0 "
-            "\\[default: random, when it plays].",
+            metavar="<spec>",
+            help=help_default(
+                "Entrant (spec or display name) whose rating is pinned to 0",
+                "random, when it plays",
+            ),
         ),
     ] = None,
     starting_money: StartingMoneyOpt = "70",
@@ -681,8 +735,9 @@ EVAL_HELP = (
     "Evaluate one player against the bot panel: at each player count, a table against copies "
     "of each panel bot and a mixed table of different bots, seats rotated over paired deals "
     "(every table at a count plays the same deals). Prints one summary table: win rate with "
-    "its Wilson 95% interval beside the chance rate 1/N, mean rank and the OpenSkill rating "
-    "(ordinal over all games at that count, anchored at --anchor). The games are logged as "
+    "its Wilson 95% interval beside the chance rate 1/N, mean rank and the player's rating "
+    "(one Plackett-Luce fit over all games at that count, Elo scale, with its standard error; "
+    "--anchor = 0). The games are logged as "
     "JSONL (--out) as they finish; --resume continues an interrupted log."
 )
 
@@ -704,48 +759,58 @@ def eval_cmd(
     spec: Annotated[
         str,
         typer.Argument(
-            help="The player to evaluate, e.g. ppo:agents/policies/reference.npz@ref or greedy."
+            help="The player to evaluate, e.g. ppo:agents/policies/reference.npz@ref or greedy"
         ),
     ],
     num_players: Annotated[
         str,
-        typer.Option("--num-players", "-n", help="Player counts, comma-separated, e.g. 2,3,4,5."),
+        typer.Option(
+            "--num-players",
+            "-n",
+            metavar="<list>",
+            show_default=False,
+            help=help_default(
+                "Player counts, comma-separated, e.g. 2,3,4,5", "4, the count training evaluates at"
+            ),
+        ),
     ] = "4",
     games: Annotated[
         int,
-        typer.Option("--games", "-g", help="Games per table, rounded up to whole seat rotations."),
+        typer.Option("--games", "-g", help="Games per table, rounded up to whole seat rotations"),
     ] = 400,
     panel: Annotated[
         str | None,
         typer.Option(
-            "--panel", help="Comma-separated bot specs of the panel \\[default: the lab's panel]."
+            "--panel",
+            metavar="<list>",
+            help=help_default("Comma-separated bot specs of the panel", "the lab's panel"),
         ),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals.")] = 0,
+    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals")] = 0,
     deals: Annotated[
         str,
         typer.Option(
             "--deals",
+            metavar="<validation|test>",
             help="Deal set: test (for reported figures) or validation (for choosing among "
-            "players). See docs/RESULTS.md.",
+            "players); see docs/RESULTS.md",
         ),
     ] = "test",
     anchor: Annotated[
         str | None,
         typer.Option(
             "--anchor",
-            help="Spec whose rating ordinal is 0; one outside the panel sits at the mixed "
-            "tables \\[default: the first panel bot].",
+            metavar="<spec>",
+            help="Spec whose rating is 0; one outside the panel sits at the mixed "
+            "tables \\[default: the first panel bot]",
         ),
     ] = None,
-    mixed: Annotated[
-        bool, typer.Option("--mixed/--no-mixed", help="Play the mixed tables.")
-    ] = True,
+    mixed: Annotated[bool, typer.Option("--mixed/--no-mixed", help="Play the mixed tables")] = True,
     workers: WorkersOpt = 1,
     out: Annotated[
         Path | None,
         typer.Option(
-            "--out", "-o", help="JSONL log of the games \\[default: runs/eval/<time>.jsonl]."
+            "--out", "-o", help=help_default("JSONL log of the games", "runs/eval/<time>.jsonl")
         ),
     ] = None,
     fmt: FormatOpt = OutputFormat.table,
@@ -757,7 +822,7 @@ def eval_cmd(
         bool,
         typer.Option(
             "--resume",
-            help="Continue the log at --out (same options), playing only the missing games.",
+            help="Continue the log at --out (same options), playing only the missing games",
         ),
     ] = False,
     no_play: Annotated[
@@ -766,7 +831,7 @@ def eval_cmd(
             "--no-play",
             help="Play nothing: summarise the games of the log at --out (same options; "
             "checked as --resume checks it, never written), e.g. of an evaluation still "
-            "running. A table short of its games is named on stderr: not a result yet.",
+            "running; a table short of its games is named on stderr: not a result yet",
         ),
     ] = False,
 ) -> None:
@@ -898,15 +963,10 @@ def _print_eval(result) -> None:
     console = Console()
     if not console.is_terminal:
         console = Console(width=160)
-    anchor = display_name(result.anchor) if result.anchor else None
     t = Table(
         title=f"{display_name(result.spec)} against the panel: {len(result.rows)} games, "
         f"paired {describe(result.deals, result.seed)}, seats rotated",
-        caption=(
-            f"rating: OpenSkill ordinal over all games at that player count, {anchor} = 0"
-            if anchor
-            else "rating: OpenSkill ordinal over all games at that player count"
-        ),
+        caption=_eval_rating_caption(result),
     )
     for col in ("players", "table", "games", "win rate", "95% CI", "chance", "mean rank"):
         t.add_column(col, justify="left" if col == "table" else "right")
@@ -921,7 +981,7 @@ def _print_eval(result) -> None:
             else "mixed: " + ", ".join(opp)
         )
         n = row["num_players"]
-        rating = "" if n in seen or row["ordinal"] is None else f"{row['ordinal']:.2f}"
+        rating = "" if n in seen else _eval_rating(row)
         seen.add(n)
         t.add_row(
             str(n),
@@ -937,6 +997,29 @@ def _print_eval(result) -> None:
     console.print(t)
 
 
+def _eval_rating(row) -> str:
+    """The player's rating at a table's count with its standard error: `+48.7 ± 12.1`."""
+    if row["rating"] is None:
+        return "-"
+    se = "" if row["rating_se"] is None else f" ± {row['rating_se']:.1f}"
+    return f"{row['rating']:+.1f}{se}"
+
+
+def _eval_rating_caption(result) -> str:
+    """What the eval table's rating column is (`agents.stats.fit_ratings` at each count)."""
+    from .registry import display_name
+
+    fits = list(result.ratings.values())
+    anchors = {r["anchor"] for r in fits}
+    (anchor,) = anchors if len(anchors) == 1 else (None,)
+    zero = f"{display_name(anchor)} = 0" if anchor else "mean 0 where the anchor has no game"
+    resamples = fits[0]["resamples"] if fits else 0
+    return (
+        f"rating: one Plackett-Luce fit over all games at that player count (order-free, Elo "
+        f"scale), {zero}; ±: standard error over {resamples} bootstrap resamples of the deals"
+    )
+
+
 # ---------------------------------------------------------------------------------------------
 # lastwill replay
 
@@ -949,24 +1032,39 @@ REPLAY_HELP = (
 )
 
 
-@app.command(help=REPLAY_HELP, context_settings={"max_content_width": 100})
+@app.command(cls=LabCommand, help=REPLAY_HELP, context_settings={"max_content_width": 100})
 def replay(
     path: Annotated[
-        Path, typer.Argument(help="Arena log (.jsonl) or a `lastwill play` game file (.json).")
+        Path, typer.Argument(help="Arena log (.jsonl) or a `lastwill play` game file (.json)")
     ],
     game: Annotated[
         int | None,
-        typer.Option("--game", "-g", help="Game index in an arena log (its `game` field)."),
+        typer.Option(
+            "--game",
+            "-g",
+            help=help_default(
+                "Game index in an arena log (its `game` field)", "the log's only game"
+            ),
+        ),
     ] = None,
     seat: Annotated[
         int | None,
-        typer.Option("--seat", "-s", help="Show the game as this seat sees it (0-based)."),
+        typer.Option(
+            "--seat",
+            "-s",
+            help=help_default("Show the game as this seat sees it (0-based)", "every hand"),
+        ),
     ] = None,
     table: Annotated[
-        bool, typer.Option("--table", help="Show the whole table, every hand (the default).")
+        bool, typer.Option("--table", help="Show the whole table, every hand (the default)")
     ] = False,
     round_: Annotated[
-        int | None, typer.Option("--round", "-r", help="Start at the first decision of round R.")
+        int | None,
+        typer.Option(
+            "--round",
+            "-r",
+            help=help_default("Start at the first decision of round R", "the game's start"),
+        ),
     ] = None,
     step: Annotated[
         bool,
@@ -974,7 +1072,7 @@ def replay(
             "--step/--no-step",
             "--interactive",
             "-i",
-            help="Page through the decisions, one per Enter (c: to the end, q: quit).",
+            help="Page through the decisions, one per Enter (c: to the end, q: quit)",
         ),
     ] = False,
 ) -> None:
@@ -1005,7 +1103,7 @@ PLAY_HELP = (
 )
 
 
-class _PlayLegendCommand(TyperCommand):
+class _PlayLegendCommand(LabCommand):
     """The player-spec legend under `lastwill play --help`."""
 
     def format_help(self, ctx, formatter) -> None:
@@ -1015,36 +1113,44 @@ class _PlayLegendCommand(TyperCommand):
 
 @app.command(cls=_PlayLegendCommand, help=PLAY_HELP, context_settings={"max_content_width": 100})
 def play(
-    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-based (0 starts).")] = 0,
+    seat: Annotated[int, typer.Option("--seat", help="Your seat, 0-based (0 starts)")] = 0,
     opponents: Annotated[
         str,
         typer.Option(
             "--opponents",
             "-p",
+            metavar="<list>",
             help="Comma-separated specs of the other seats in seat order (one spec fills "
-            "every seat), e.g. greedy,planner,ppo:PATH.",
+            "every seat), e.g. greedy,planner,ppo:PATH",
         ),
     ] = "greedy,planner,combiner",
     num_players: Annotated[
         int | None,
         typer.Option(
-            "--num-players", "-n", help=f"Seats, {PLAYER_RANGE} \\[default: opponents + 1]."
+            "--num-players",
+            "-n",
+            help=help_default(f"Seats, {PLAYER_RANGE}", "one per --opponents spec, plus yours"),
         ),
     ] = None,
     seed: Annotated[
-        int | None, typer.Option("--seed", "-s", help="Deal seed \\[default: random].")
+        int | None, typer.Option("--seed", "-s", help=help_default("Deal seed", "random"))
     ] = None,
     starting_money: StartingMoneyOpt = "70",
     board_spaces: BoardSpacesOpt = 5,
     load: Annotated[
         Path | None,
-        typer.Option("--load", help="Resume a game saved with `save PATH` (ignores the setup)."),
+        typer.Option(
+            "--load",
+            help=help_default(
+                "Resume a game saved with `save PATH` (ignores the setup)", "a new game"
+            ),
+        ),
     ] = None,
     out: Annotated[
         Path | None,
-        typer.Option("--out", "-o", help="Game record \\[default: runs/play/<time>.json]."),
+        typer.Option("--out", "-o", help=help_default("Game record", "runs/play/<time>.json")),
     ] = None,
-    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file.")] = False,
+    force: Annotated[bool, typer.Option("--force", help="Replace an existing --out file")] = False,
     move_time_limit: Annotated[
         float, typer.Option("--move-time-limit", help=LIVE_TIME_LIMIT_HELP)
     ] = DEFAULT_MOVE_TIME_LIMIT,
@@ -1094,35 +1200,38 @@ VIEW_HELP = (
 )
 
 
-@app.command(help=VIEW_HELP, context_settings={"max_content_width": 100})
+@app.command(cls=LabCommand, help=VIEW_HELP, context_settings={"max_content_width": 100})
 def view(
     paths: Annotated[
         list[Path] | None,
         typer.Argument(
             help="Arena logs (.jsonl) or game files (.json) to open, and folders whose logs "
-            "and game files may be opened from the page.",
+            "and game files may be opened from the page",
             show_default=False,
         ),
     ] = None,
     host: Annotated[
-        str, typer.Option("--host", help="Address to listen on (127.0.0.1: this machine only).")
+        str,
+        typer.Option(
+            "--host", metavar="<text>", help="Address to listen on (127.0.0.1: this machine only)"
+        ),
     ] = "127.0.0.1",
     allow_remote: Annotated[
         bool,
         typer.Option(
             "--allow-remote",
             help="Allow a --host that other machines can reach (the session token is then the "
-            "only guard).",
+            "only guard)",
         ),
     ] = False,
     port: Annotated[
-        int, typer.Option("--port", help="Port to listen on (0: any free port).")
+        int, typer.Option("--port", help="Port to listen on (0: any free port)")
     ] = 8765,
     no_browser: Annotated[
-        bool, typer.Option("--no-browser", help="Do not open a browser window.")
+        bool, typer.Option("--no-browser", help="Do not open a browser window")
     ] = False,
     save_dir: Annotated[
-        Path, typer.Option("--save-dir", help="Folder for the records of live games.")
+        Path, typer.Option("--save-dir", help="Folder for the records of live games")
     ] = Path("runs/play"),
     move_time_limit: Annotated[
         float, typer.Option("--move-time-limit", help=LIVE_TIME_LIMIT_HELP)

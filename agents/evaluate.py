@@ -10,9 +10,10 @@ deals are test deals unless told otherwise (:mod:`agents.deals`): `lastwill eval
 only training's evaluations, which choose ``best.*``, play validation deals.
 
 Per table: games, wins, the win rate with its Wilson 95% interval beside the chance rate 1/n,
-and the mean rank of the player (:func:`agents.stats.summarize`). Per count: OpenSkill
-Plackett-Luce ratings over all that count's games (:func:`agents.stats.openskill_ratings`),
-shifted so the anchor has ordinal 0 (by default the first panel bot). :func:`evaluate` returns
+and the mean rank of the player (:func:`agents.stats.summarize`). Per count: the lab's ratings
+over all that count's games (:func:`agents.stats.fit_ratings`: one Plackett-Luce fit, whatever
+the games' order, on the Elo scale, with a bootstrap over deals seeded by the evaluation's
+seed), the anchor pinned to 0 (by default the first panel bot). :func:`evaluate` returns
 an :class:`Evaluation` (``rows`` holds every game, tagged with ``table``), writes the games as
 a JSONL log when given ``out``, and :meth:`Evaluation.summary` is one row per table for tables,
 JSON and CSV.
@@ -66,7 +67,7 @@ from .registry import (
 )
 from .rowlog import RowLog
 from .safeio import DestinationError, check_destination, remove_leftover_temps
-from .stats import openskill_ratings, summarize
+from .stats import fit_ratings, summarize
 from .timelimit import DEFAULT_MOVE_TIME_LIMIT, AgentFault, build_agent, check_time_limit
 
 # The bot panel of `lastwill eval`, the bot ladder and the training evaluation's defaults.
@@ -204,7 +205,7 @@ class Evaluation:
             "chance": 1.0 / table.num_players,
             "mean_rank": None,
         }
-        rated = self.ratings.get(table.num_players, {}).get("ratings", {})
+        rated = self.ratings.get(table.num_players, {}).get("ratings", {}).get(self.spec, {})
         return {
             "num_players": table.num_players,
             "table": table.name,
@@ -217,7 +218,10 @@ class Evaluation:
             "chance": me["chance"] if me["chance"] is not None else 1.0 / table.num_players,
             "mean_rank": me["mean_rank"],
             "errors": sum(1 for r in rows if r.get("error") is not None),
-            "ordinal": rated.get(self.spec, {}).get("ordinal"),
+            "rating": rated.get("rating"),  # the player's, at this count (fit_ratings)
+            "rating_se": rated.get("se"),
+            "rating_lo": rated.get("ci_lo"),
+            "rating_hi": rated.get("ci_hi"),
             "logged": len(rows),  # the table's games in the log, error rows included
             "planned": self.planned.get(table.key),
         }
@@ -554,8 +558,8 @@ def _evaluation(
     result = Evaluation(spec, tables, rows, seed, anchor, deals=deals)
     result.planned = {table.key: len(tasks) for table, tasks in schedules}
     for n in dict.fromkeys(t.num_players for t in tables):
-        result.ratings[n] = openskill_ratings(
-            [r for r in rows if r["num_players"] == n], anchor=anchor
+        result.ratings[n] = fit_ratings(
+            [r for r in rows if r["num_players"] == n], anchor=anchor, seed=seed
         )
     return result
 
@@ -694,7 +698,10 @@ CSV_COLUMNS = (
     "ci_hi",
     "chance",
     "mean_rank",
-    "ordinal",
+    "rating",
+    "rating_se",
+    "rating_lo",
+    "rating_hi",
     "errors",
     "logged",
     "planned",

@@ -14,7 +14,10 @@ or a long CSV (``tag,step,value``); :func:`load_export` reads either back.
 count and panel bot, the steps, win rates and Wilson 95% bounds, and the chance rate 1/N; it
 understands the sub-run layout of `training.tblog` (`vs_<bot>/eval/win_rate/<n>p`) and the
 earlier flat ones of shipped exports (`eval/vs_<bot>/...` for one count, `eval/<n>p/vs_<bot>/...`
-for several).
+for several). :func:`rating_curves` picks the learner's rating: `rating/elo` and
+`rating/elo/<n>p` (`agents.stats.fit_ratings`, Elo scale), or in the scalars of runs made
+before it, such as the shipped `notebooks/data/quick_run_scalars.json`, the OpenSkill ordinal
+they logged under `rating/openskill_ordinal` (another scale, labelled as such).
 """
 
 from __future__ import annotations
@@ -34,6 +37,12 @@ DEFAULT_TAGS = (
 )
 _WIN = re.compile(r"^eval/(?:(\d+)p/)?vs_(.+)/win_rate$")
 _SUB_WIN = re.compile(r"^vs_(.+)/eval/win_rate/(\d+)p$")
+_RATING = re.compile(r"^rating/(elo|openskill_ordinal)(?:/(\d+)p)?$")
+RATING_LABELS = {
+    "elo": "rating (Elo scale, random = 0)",
+    "openskill_ordinal": "OpenSkill ordinal (earlier runs, random = 0)",
+}
+"""The label of each kind of rating tag; the first is the one runs log now."""
 
 Scalars = dict[str, list[tuple[int, float]]]
 
@@ -160,5 +169,27 @@ def win_rate_curves(scalars: Scalars) -> dict[int | None, dict[str, dict[str, li
             "lo": [lo.get(s, v) for s, v in pts],
             "hi": [hi.get(s, v) for s, v in pts],
             "chance": [chance[s] for s in steps if s in chance],
+        }
+    return out
+
+
+def rating_curves(scalars: Scalars) -> dict[int | None, dict[str, Any]]:
+    """The learner's rating over a run, per evaluated count (None: over every count's games):
+    ``tag``, ``label`` (:data:`RATING_LABELS`), ``steps`` and ``rating``. `rating/elo[/<n>p]`
+    where a run logged it, else an earlier run's `rating/openskill_ordinal[/<n>p]`; empty
+    when there is neither."""
+    out: dict[int | None, dict[str, Any]] = {}
+    for tag, pts in sorted(scalars.items()):
+        m = _RATING.match(tag)
+        if not m:
+            continue
+        n = int(m.group(2)) if m.group(2) else None
+        if n in out and out[n]["tag"].startswith("rating/elo"):
+            continue  # a run resumed across the change: its current rating wins
+        out[n] = {
+            "tag": tag,
+            "label": RATING_LABELS[m.group(1)],
+            "steps": [s for s, _ in pts],
+            "rating": [v for _, v in pts],
         }
     return out

@@ -8,11 +8,9 @@ Pure functions over the JSONL rows of a match log; nothing here plays games.
   the chance rate 1/N, mean rank, per-seat win rates, and errors caused.
 - :func:`seat_stats`: per seat (all specs together): how much the seat itself is worth.
 - :func:`fit_ratings`: order-free ratings, one Plackett-Luce maximum-likelihood fit over every
-  game's ranking, on the Elo scale, with a bootstrap over deals for their uncertainty (the
-  arena's ratings).
-- :func:`openskill_ratings`: OpenSkill Plackett-Luce ratings, updated game by game in game
-  order, so they depend on that order (the evaluation's ordinal and training's
-  ``rating/openskill_ordinal``).
+  game's ranking, on the Elo scale, with a bootstrap over deals for their uncertainty: the
+  lab's one rating (the arena's, `lastwill eval`'s, the bot ladder's, and training's
+  ``rating/elo``).
 - :func:`paired_comparison`: is entrant A better than B on the same deals? The difference in
   win rate (or mean rank) with a paired bootstrap interval over deals, McNemar's exact test for
   two-player games, and the verdict in words; :func:`paired_comparisons` for every pair. Below
@@ -28,9 +26,9 @@ Counting conventions:
   or not on its own. The chance rate of a seat-game is 1/N, so "win rate vs chance" stays fair.
 - Error rows (a bot crashed or played an illegal move) have no ranks: they count for nobody's
   games, wins or ratings; ``errors`` counts them against the spec that caused them.
-- Ratings (both kinds): one rating per distinct spec; the anchor (default ``random``; a
-  display name ``@label`` names its entrant too) is pinned to 0, and ``anchor`` is reported as
-  ``None`` when it is not in the log (for :func:`fit_ratings`: has no scored game there).
+- Ratings: one rating per distinct spec; the anchor (default ``random``; a display name
+  ``@label`` names its entrant too) is pinned to 0, and ``anchor`` is reported as ``None`` when
+  it has no scored game in the log.
 - :func:`fit_ratings`: each game's ranking is a Plackett-Luce ranking of its seats, best first
   (each place chosen from the seats still unplaced with chances proportional to their
   strengths); a spec seated several times at one table has one strength for all its seats;
@@ -41,14 +39,9 @@ Counting conventions:
   apart, the better of two wins a 2-player game with chance ``1 / (1 + 10 ** (-d / 400))``.
   Without the anchor the ratings are centred (mean 0). ``se`` and the interval come from
   resampling deals (all the games of a deal together), seeded: the same rows give the same
-  ratings and intervals.
-- :func:`openskill_ratings`: each seat is a team of one holding its spec's current rating;
-  after ``model.rate`` a spec seated several times at one table takes the **average** of its
-  seats' new ``mu`` and ``sigma`` (so a self-play game moves it only by the net result).
-  Games are processed in game-index order, and the result depends on it: the last games
-  weigh most, so a 57% winner whose wins came first can end below its opponent. Ratings are
-  anchored by shifting every ``mu`` so the anchor has ordinal (mu - 3 sigma) 0; without the
-  anchor, nothing is shifted.
+  ratings and intervals. Unlike ratings updated game by game, whose last games weigh most (so
+  a 57% winner whose wins came first can end below its opponent), nothing depends on the
+  games' order.
 """
 
 from __future__ import annotations
@@ -199,59 +192,6 @@ def anchor_spec(anchor: str, specs: Iterable[str]) -> str | None:
         return anchor
     named = [spec for spec in specs if display_name(spec) == anchor]
     return named[0] if len(named) == 1 else None
-
-
-def openskill_ratings(
-    rows: Iterable[dict[str, Any]], anchor: str | None = "random"
-) -> dict[str, Any]:
-    """OpenSkill Plackett-Luce ratings updated game by game in game order (module docstring:
-    conventions; they depend on that order, :func:`fit_ratings` does not).
-
-    Returns ``{"model": "PlackettLuce", "anchor": spec or None, "shift": float,
-    "ratings": {spec: {"mu", "sigma", "ordinal", "games"}}}`` with ``mu`` and ``ordinal``
-    already shifted, sorted by ordinal (best first).
-    """
-    from openskill.models import PlackettLuce
-
-    model = PlackettLuce()
-    ratings: dict[str, Any] = {}
-    counts: dict[str, int] = {}
-    for row in game_rows(rows):
-        for spec in row["seating"]:
-            if spec not in ratings:
-                ratings[spec] = model.rating(name=spec)
-                counts[spec] = 0
-        if not _ok(row):
-            continue
-        seating = row["seating"]
-        teams = [[ratings[spec]] for spec in seating]
-        new = model.rate(teams, ranks=list(row["ranks"]))
-        acc: dict[str, list[tuple[float, float]]] = {}
-        for spec, team in zip(seating, new, strict=True):
-            acc.setdefault(spec, []).append((team[0].mu, team[0].sigma))
-        for spec, vals in acc.items():
-            r = ratings[spec]
-            r.mu = sum(v[0] for v in vals) / len(vals)
-            r.sigma = sum(v[1] for v in vals) / len(vals)
-            counts[spec] += len(vals)
-    shift = 0.0
-    used_anchor = None
-    if anchor is not None:
-        anchor = anchor_spec(anchor, ratings) or anchor
-    if anchor is not None and anchor in ratings:
-        shift = -ratings[anchor].ordinal()
-        used_anchor = anchor
-    table = {
-        spec: {
-            "mu": r.mu + shift,
-            "sigma": r.sigma,
-            "ordinal": r.ordinal() + shift,
-            "games": counts[spec],
-        }
-        for spec, r in ratings.items()
-    }
-    ordered = dict(sorted(table.items(), key=lambda kv: -kv[1]["ordinal"]))
-    return {"model": "PlackettLuce", "anchor": used_anchor, "shift": shift, "ratings": ordered}
 
 
 # ---------------------------------------------------------------------------------------------

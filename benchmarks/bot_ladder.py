@@ -12,8 +12,11 @@ bot of `--bots` (`--bots` defaults to `agents.evaluate.PANEL`). Then one mixed t
 (the first `players` of them) and each `--mixed` table. `--only-extra` keeps the tables of the
 `--extra` entrants (and the `--mixed` ones). Prints one line per table: the first entrant's win
 rate, Wilson interval, mean rank (with `--json`, one JSON object per table); `--ratings` adds
-OpenSkill Plackett-Luce ratings over the mixed tables' games. The ladder is a reported figure, so
-it plays test deals (`agents.deals`) unless `--deals validation` is given.
+the lab's ratings over the mixed tables' games (`agents.stats.fit_ratings`: one Plackett-Luce
+fit, order-free, on the Elo scale, centred on their mean, with a standard error and a 95%
+interval from a bootstrap over deals seeded by `--seed`; with `--json`, one last object
+`{"ratings": ...}`). The ladder is a reported figure, so it plays test deals (`agents.deals`)
+unless `--deals validation` is given.
 """
 
 from __future__ import annotations
@@ -27,7 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.deals import deals_of  # noqa: E402
 from agents.evaluate import PANEL, Table, evaluate, play_tables  # noqa: E402
-from agents.stats import openskill_ratings, summarize  # noqa: E402
+from agents.stats import fit_ratings, summarize  # noqa: E402
 from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
 
 
@@ -59,6 +62,27 @@ def head_entry(entrants: tuple[str, ...], rows: list[dict]) -> dict:
     }
 
 
+def _num(x: float | None, spec: str) -> str:
+    return "-" if x is None else format(x, spec)
+
+
+def rating_lines(rated: dict) -> list[str]:
+    """`--ratings` as text: what they are, then one line per entrant, best first (the rating, its
+    standard error and interval; `-` where there is none)."""
+    out = [
+        f"ratings: one Plackett-Luce fit over the mixed tables' games (order-free, Elo scale, "
+        f"mean 0); ±: standard error, [{rated['level']:.0%} interval], over "
+        f"{rated['resamples']} bootstrap resamples of the {rated['deals']} deals"
+    ]
+    for spec, r in rated["ratings"].items():
+        interval = "" if r["ci_lo"] is None else f"  [{r['ci_lo']:+.1f}, {r['ci_hi']:+.1f}]"
+        out.append(
+            f"rating {spec:<40} {_num(r['rating'], '+7.1f')} ± {_num(r['se'], '5.1f')}"
+            f"{interval}  games {r['games']}"
+        )
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--games", type=int, default=400)
@@ -71,7 +95,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--skip-random", action="store_true", help="no tables against random")
     ap.add_argument("--only-extra", action="store_true", help="only the --extra entrants' tables")
     ap.add_argument("--mixed", action="append", default=[], help="a mixed table: SPEC,SPEC,...")
-    ap.add_argument("--ratings", action="store_true", help="OpenSkill over the mixed tables")
+    ap.add_argument(
+        "--ratings", action="store_true", help="Plackett-Luce ratings over the mixed tables"
+    )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
     bots = [b for b in args.bots.split(",") if b]
@@ -115,15 +141,8 @@ def main(argv: list[str] | None = None) -> int:
         for spec in dict.fromkeys(t):  # one line per entrant of a mixed table
             emit(head_entry((spec, *[x for x in t if x != spec]), rows), mixed=True)
     if args.ratings and mixed_rows:
-        rated = openskill_ratings(mixed_rows, anchor=None)
-        if args.json:
-            print(json.dumps({"ratings": rated}))
-        else:
-            for spec, r in rated["ratings"].items():
-                print(
-                    f"rating {spec:<40} ordinal {r['ordinal']:7.2f}  mu {r['mu']:6.2f}  "
-                    f"sigma {r['sigma']:.2f}  games {r['games']}"
-                )
+        rated = fit_ratings(mixed_rows, anchor=None, seed=args.seed)
+        print(json.dumps({"ratings": rated}) if args.json else "\n".join(rating_lines(rated)))
     return 0
 
 

@@ -94,12 +94,35 @@ def test_evaluate_summary_matches_the_games(small):
     assert result.anchor == "random"
     for n in (2, 3):
         rated = result.ratings[n]
-        assert rated["anchor"] == "random"
-        assert rated["ratings"]["random"]["ordinal"] == pytest.approx(0.0, abs=1e-9)
-        assert rows[(n, "vs_random")]["ordinal"] == rated["ratings"]["greedy@me"]["ordinal"]
+        assert rated["anchor"] == "random" and rated["scale"] == "Elo"
+        assert rated["ratings"]["random"]["rating"] == 0.0
+        me = rated["ratings"]["greedy@me"]
+        line = rows[(n, "vs_random")]
+        assert (line["rating"], line["rating_se"]) == (me["rating"], me["se"])
+        assert (line["rating_lo"], line["rating_hi"]) == (me["ci_lo"], me["ci_hi"])
+        assert "ordinal" not in line
+    two, three = (result.ratings[n]["ratings"]["greedy@me"] for n in (2, 3))
+    assert two["ci_lo"] <= two["rating"] <= two["ci_hi"] and two["se"] > 0  # 2 deals
+    assert three["se"] is None and three["ci_lo"] is None  # 1 deal: no bootstrap
     doc = result.to_dict()
     assert doc["name"] == "me" and doc["games"] == 17 and len(doc["tables"]) == 5
     json.dumps(doc)  # JSON-safe
+
+
+def test_evaluation_ratings_are_one_seeded_fit_whatever_the_order_of_the_games(small):
+    """Per count, the ratings are `agents.stats.fit_ratings` over that count's games, anchored
+    and seeded by the evaluation: the same whatever order the games come in."""
+    from agents.stats import fit_ratings
+
+    result, _ = small
+    for n in (2, 3):
+        games = [r for r in result.rows if r["num_players"] == n]
+        assert result.ratings[n] == fit_ratings(games, anchor="random", seed=5)
+        assert result.ratings[n] == fit_ratings(games[::-1], anchor="random", seed=5)
+    again = ev._evaluation(
+        result.spec, result.tables, result.rows[::-1], 5, "random", result.deals, []
+    )
+    assert again.ratings == result.ratings
 
 
 def test_evaluate_log_and_reproducibility(small, tmp_path):
@@ -129,7 +152,7 @@ def _eval(*args):
 
 
 def test_eval_cli_json_csv_and_table(tmp_path):
-    common = ["greedy@me", "--panel", "random,planner", "-n", "2,3", "-g", "2", "-s", "1"]
+    common = ["greedy@me", "--panel", "random,planner", "-n", "2,3", "-g", "4", "-s", "1"]
     res = _eval(*common, "-f", "json", "-o", str(tmp_path / "j.jsonl"))
     assert res.exit_code == 0, res.output
     doc = json.loads(res.stdout)
@@ -153,11 +176,18 @@ def test_eval_cli_json_csv_and_table(tmp_path):
         "mixed",
     ]
     assert rows[4]["opponents"] == "random+planner" and rows[0]["spec"] == "greedy@me"
+    rating = ("rating", "rating_se", "rating_lo", "rating_hi")
+    assert set(rating) <= set(rows[0]) and "ordinal" not in rows[0]
+    me = doc["ratings"]["2"]["ratings"]["greedy@me"]
+    assert float(rows[0]["rating"]) == pytest.approx(me["rating"])
+    assert doc["tables"][0]["rating_se"] == me["se"]
     res = _eval(*common, "-o", str(tmp_path / "t.jsonl"))
     assert res.exit_code == 0, res.output
     text = " ".join(res.stdout.split())
     assert "me against the panel" in text and "vs 2x planner" in text
     assert "mixed: random, planner" in text and "random = 0" in text
+    assert f"{me['rating']:+.1f} ± {me['se']:.1f}" in text
+    assert "Plackett-Luce" in text and "Elo" in text and "OpenSkill" not in text
 
 
 @pytest.mark.parametrize(

@@ -28,7 +28,8 @@ def test_notes_for_every_long_step(capsys):
         p.eval_start(10, 12, "greedy, planner at 4 players")
         for _ in range(12):
             p.advance()
-        p.eval_done(10, {"mean_win_rate": 0.5, "openskill_ordinal": 3.25}, 2.0)
+        p.eval_done(10, {"mean_win_rate": 0.5, "rating": 48.26, "rating_se": 12.04}, 2.0)
+        p.eval_done(20, {"mean_win_rate": 0.0, "rating": None, "rating_se": None}, 1.0)
         p.training(100, "best 0.50")
     err = capsys.readouterr().err
     for text in (
@@ -36,7 +37,8 @@ def test_notes_for_every_long_step(capsys):
         "warm start: 120 teacher decisions collected in 4s",
         "warm start: teacher's choice ranked first 25.0% -> 75.0% (NLL 2.000 -> 1.000)",
         "step 10: evaluating against greedy, planner at 4 players (12 games)",
-        "step 10: mean win rate vs the panel 0.500, OpenSkill ordinal 3.25 (2s)",
+        "step 10: mean win rate vs the panel 0.500, rating +48.3 ± 12.0 Elo (2s)",
+        "step 20: mean win rate vs the panel 0.000, rating - (no scored game) (1s)",
     ):
         assert text in err, text
     assert "training" in err and "100/100" in err
@@ -49,7 +51,7 @@ def test_disabled_progress_prints_nothing(capsys):
         p.bc_done(FIT)
         p.training(50)
         p.eval_start(50, 3, "greedy")
-        p.eval_done(50, {"mean_win_rate": 0.1, "openskill_ordinal": 0.0}, 1.0)
+        p.eval_done(50, {"mean_win_rate": 0.1, "rating": 0.0, "rating_se": 1.0}, 1.0)
     assert capsys.readouterr().err == ""
 
 

@@ -17,6 +17,7 @@ from agents.scalars import (  # noqa: E402
     ScalarsError,
     export_run,
     load_export,
+    rating_curves,
     read_run,
     scalars_of,
     win_rate_curves,
@@ -132,6 +133,37 @@ def test_sub_runs_are_read_under_their_names_and_give_curves(tmp_path):
     c = curves[2]["greedy"]
     assert c["steps"] == [0, 50] and c["win_rate"] == pytest.approx([0.2, 0.4])
     assert c["lo"] == pytest.approx([0.1, 0.3]) and c["chance"] == [0.5, 0.5]
+
+
+def test_rating_curves_read_the_elo_tags_and_an_earlier_runs_openskill_ones():
+    new = {
+        "rating/elo": [(0, -20.0), (50, 35.5)],
+        "rating/elo/2p": [(0, -10.0), (50, 40.0)],
+        "rating/elo_x": [(0, 1.0)],
+        "eval/score": [(0, 1.0)],
+    }
+    curves = rating_curves(new)
+    assert set(curves) == {None, 2}
+    assert curves[None] == {
+        "tag": "rating/elo",
+        "label": "rating (Elo scale, random = 0)",
+        "steps": [0, 50],
+        "rating": [-20.0, 35.5],
+    }
+    assert curves[2]["tag"] == "rating/elo/2p" and curves[2]["rating"] == [-10.0, 40.0]
+    old = {"rating/openskill_ordinal": [(0, 1.5)], "rating/openskill_ordinal/2p": [(0, 2.0)]}
+    curves = rating_curves(old)
+    assert curves[None]["tag"] == "rating/openskill_ordinal" and curves[2]["rating"] == [2.0]
+    assert "OpenSkill" in curves[None]["label"] and "earlier" in curves[None]["label"]
+    both = rating_curves({**old, "rating/elo": [(100, 7.0)]})  # resumed across the change
+    assert both[None]["tag"] == "rating/elo" and both[2]["tag"] == "rating/openskill_ordinal/2p"
+    assert rating_curves({"eval/score": [(0, 1.0)]}) == {}
+
+
+def test_the_shipped_export_has_a_rating_curve():
+    doc = load_export(ROOT / "notebooks" / "data" / "quick_run_scalars.json")
+    curve = rating_curves(scalars_of(doc))[None]
+    assert curve["tag"] == "rating/openskill_ordinal" and len(curve["steps"]) >= 3
 
 
 def test_load_export_rejects_other_files(tmp_path):

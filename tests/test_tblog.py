@@ -21,13 +21,13 @@ def _fake_result(bots, counts):
             for b in bots
         },
         "mean_win_rate": 0.5,
-        "openskill_ordinal": 3.0,
+        "rating": 3.0,
     }
     return {
         "by_players": {str(n): part(n) for n in counts},
         "mean_win_rate": 0.5,
         "score": 1.5,
-        "openskill_ordinal": 3.0,
+        "rating": 3.0,
     }
 
 
@@ -43,8 +43,8 @@ def expected_charts(counts):
             f"eval/win_rate_hi/{n}p",
         }
         out["mean rank vs each bot" + w] = {f"eval/mean_rank/{n}p"}
-    out["OpenSkill ordinal (anchor: random = 0)"] = {"rating/openskill_ordinal"} | {
-        f"rating/openskill_ordinal/{n}p" for n in counts
+    out["rating: Plackett-Luce fit, Elo scale (anchor: random = 0)"] = {"rating/elo"} | {
+        f"rating/elo/{n}p" for n in counts
     }
     out["mean win rate vs the panel, per player count"] = {
         f"eval/mean_win_rate/{n}p" for n in counts
@@ -93,11 +93,23 @@ def test_eval_scalars_one_sub_run_per_bot_tags_independent_of_the_counts(bots, c
     assert by_run["chance"]["eval/mean_rank/4p"] == 2.5
     assert set(by_run[""]) == (
         {f"eval/mean_win_rate/{n}p" for n in counts}
-        | {f"rating/openskill_ordinal/{n}p" for n in counts}
-        | {"eval/score", "rating/openskill_ordinal"}
+        | {f"rating/elo/{n}p" for n in counts}
+        | {"eval/score", "rating/elo"}
     )
     alone = tblog.eval_scalars(_fake_result(bots, [4]), [4])  # 4 players evaluated alone
     assert alone["vs_greedy"].items() <= by_run["vs_greedy"].items()
+
+
+def test_eval_scalars_the_rating_and_none_where_it_has_no_games():
+    result = _fake_result(["greedy"], [2, 4])
+    result["by_players"]["2"]["rating"] = -12.5
+    result["by_players"]["4"]["rating"] = None  # the learner scored no game at 4 players
+    own = tblog.eval_scalars(result, [2, 4])[""]
+    assert own["rating/elo/2p"] == -12.5 and own["rating/elo"] == 3.0
+    assert "rating/elo/4p" not in own
+    result["rating"] = None
+    assert "rating/elo" not in tblog.eval_scalars(result, [2, 4])[""]
+    assert tblog.rating_tag() == "rating/elo" and tblog.rating_tag(3) == "rating/elo/3p"
 
 
 def test_subrun_names_are_safe_directory_names_and_unique():
@@ -176,7 +188,7 @@ def test_settings_hparams_text_and_warm_start(tmp_path):
         "eval/mean_win_rate/2p",
         "eval/mean_win_rate/4p",
         "eval/score",
-        "rating/openskill_ordinal",
+        "rating/elo",
     }
     from tensorboard.util import tensor_util
 

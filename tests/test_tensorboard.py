@@ -97,8 +97,12 @@ def test_one_sub_run_per_bot_with_the_documented_tags(lab_run):
     own = _steps(_read(event_dir))
     for tag in ("eval/mean_win_rate/2p", "eval/mean_win_rate/3p", "eval/score"):
         assert own[tag] == evals, tag
-    for tag in ("rating/openskill_ordinal", "rating/openskill_ordinal/2p"):
+    for tag in ("rating/elo", "rating/elo/2p"):
         assert own[tag] == evals, tag
+    rating = _read(event_dir).Scalars("rating/elo/3p")
+    assert [e.value for e in rating] == pytest.approx(
+        [e["by_players"]["3"]["rating"] for e in state["evals"]]
+    )
     assert not [t for t in own if t.startswith(("eval/vs_", "eval/2p/", "bc/"))]
     assert "eval/mean_win_rate" not in own  # the first count's mean, ambiguous: gone
 
@@ -116,7 +120,7 @@ def test_hparams_one_win_rate_metric_per_count_and_the_fit_as_text(lab_run):
         "eval/mean_win_rate/2p",
         "eval/mean_win_rate/3p",
         "eval/score",
-        "rating/openskill_ordinal",
+        "rating/elo",
     ]
     (fit,) = acc.Tensors("bc/fit/text_summary")
     table = tensor_util.make_ndarray(fit.tensor_proto).item().decode()

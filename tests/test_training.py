@@ -81,7 +81,7 @@ def test_tiny_run_writes_eval_scalars_and_checkpoints(tiny_run: Path) -> None:
             steps = [s for s, _ in bot_tags[f"eval/{k}/4p"]]
             assert steps == [0, 512, 1024], (k, steps)  # the start, then every eval_every
     for tag in (
-        "rating/openskill_ordinal",
+        "rating/elo",
         "selfplay/pool_size",
         "time/sps",
         "rollout/invalid_action_rate",
@@ -128,9 +128,9 @@ def test_tiny_run_tensorboard_layout_settings_and_warm_start(tiny_run: Path) -> 
         "eval/win_rate_lo/4p",
         "eval/win_rate_hi/4p",
     }
-    assert drawn["OpenSkill ordinal (anchor: random = 0)"] == {
-        "rating/openskill_ordinal",
-        "rating/openskill_ordinal/4p",
+    assert drawn["rating: Plackett-Luce fit, Elo scale (anchor: random = 0)"] == {
+        "rating/elo",
+        "rating/elo/4p",
     }
     assert all(v == 0.25 for _, v in _scalars(tiny_run, "chance")["eval/win_rate/4p"])
     assert not [t for t in tags if t.startswith("bc/")]
@@ -139,7 +139,7 @@ def test_tiny_run_tensorboard_layout_settings_and_warm_start(tiny_run: Path) -> 
     content = acc.PluginTagToContent("hparams")
     exp = plugin_data_pb2.HParamsPluginData.FromString(content["_hparams_/experiment"])
     metrics = {m.name.tag for m in exp.experiment.metric_infos}
-    assert metrics == {"eval/mean_win_rate/4p", "eval/score", "rating/openskill_ordinal"}
+    assert metrics == {"eval/mean_win_rate/4p", "eval/score", "rating/elo"}
     assert acc.Tensors("run/settings/text_summary")
     (fit,) = acc.Tensors("bc/fit/text_summary")
     assert fit.step == 0
@@ -177,6 +177,41 @@ def test_evaluation_per_player_count(tiny_run: Path, tmp_path: Path) -> None:
     assert tblog.chart_matches(*chart, set(by_run["vs_greedy"])) == {"eval/win_rate/3p"}
     again = evaluate(tiny_run / "checkpoints/step_1024.zip", cfg, 1024, out)  # replaces the log
     assert again["by_players"] == res["by_players"]
+    assert again["rating"] == res["rating"] and "openskill_ordinal" not in res
+
+
+def test_evaluation_rating_is_the_seeded_fit_over_its_games(tiny_run: Path, tmp_path: Path):
+    """The evaluation's `rating` is the learner's `agents.stats.fit_ratings` over every game
+    (`random` = 0, seeded by the evaluation's seed), and per count over that count's games."""
+    from agents.stats import fit_ratings
+    from training.train import evaluate
+
+    cfg = TrainConfig(
+        run_dir=str(tmp_path), **{**TINY, "eval_games": 2, "eval_num_players": [2, 3]}
+    )
+    ckpt = tiny_run / "checkpoints/step_1024.zip"
+    out = tmp_path / "e.jsonl"
+    res = evaluate(ckpt, cfg, 1024, out)
+    games = [json.loads(x) for x in out.read_text().splitlines()[1:]]
+
+    def fit(rows):
+        return fit_ratings(rows, anchor="random", seed=cfg.seed + 17)["ratings"][f"ppo:{ckpt}"]
+
+    whole = fit(games)
+    assert (res["rating"], res["rating_se"]) == (whole["rating"], whole["se"])
+    assert (res["rating_lo"], res["rating_hi"]) == (whole["ci_lo"], whole["ci_hi"])
+    for n in (2, 3):
+        part = fit([r for r in games if r["num_players"] == n])
+        assert res["by_players"][str(n)]["rating"] == part["rating"]
+        assert res["by_players"][str(n)]["rating_se"] == part["se"]
+
+
+def test_best_is_chosen_by_the_score_not_the_rating():
+    from training.runloop import is_better
+
+    best = {"step": 0, "mean_win_rate": 0.3, "score": 1.2, "rating": 10.0}
+    assert not is_better({"mean_win_rate": 0.5, "score": 1.1, "rating": 300.0}, best)
+    assert is_better({"mean_win_rate": 0.2, "score": 1.3, "rating": -300.0}, best)
 
 
 def test_resume_continues_steps_pool_and_tensorboard(tiny_run: Path, tmp_path: Path) -> None:

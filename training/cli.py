@@ -22,9 +22,9 @@ from typing import Annotated, Any
 
 import typer
 
-from agents.cli import app, fail, note
+from agents.cli import PLAYER_RANGE, LabCommand, app, fail, help_default, note
 
-from .config import TrainConfig
+from .config import CHOICES, TrainConfig
 from .expert import cli as _expert_cli  # noqa: F401  (registers `lastwill expert`)
 from .valuefit import cli as _valuefit_cli  # noqa: F401  (registers `lastwill value-fit`)
 
@@ -32,63 +32,75 @@ __all__ = ["app"]
 
 # Help text and --help section of each setting; a setting missing here still gets a flag.
 SETTINGS_HELP: dict[str, tuple[str, str]] = {
-    "run_dir": ("Run", "run directory (runs/train/NAME)"),
-    "total_steps": ("Run", "learner steps in total"),
-    "seed": ("Run", "seed of the run"),
-    "mode": ("Run", "single_seat (SB3, one learner seat per game) or all_seat"),
-    "n_envs": ("Run", "env worker processes"),
-    "vec_env": ("Run", "subproc (one process per env) or dummy (in-process)"),
-    "n_games": ("Run", "all_seat: games stepped together (batched inference)"),
-    "torch_threads": ("Run", "all_seat: torch threads (0: one per core)"),
-    "init_policy": ("Run", "all_seat: start from this .npz policy or run directory ('' = fresh)"),
-    "init_new_prior": ("Run", "init_policy over another prior: keep its weights over this prior"),
-    "init_critic": ("Run", "init_policy: start the critic from its value weights too"),
-    "critic_warmup": ("Run", "all_seat: first rollouts fit only the critic"),
-    "exploiter_every": ("League", "all_seat: steps between exploiters (0 = none)"),
-    "exploiter_steps": ("League", "learner steps of each exploiter"),
-    "exploiter_games": ("League", "games that decide whether an exploiter joins the pool"),
-    "exploiter_gate": ("League", "it joins when its win rate exceeds chance + this"),
-    "progress": ("Run", "show progress bars"),
-    "num_players": ("Game mix", "player counts of the game mix, e.g. 2,3,4,5"),
-    "player_weights": ("Game mix", "weights of those counts, e.g. 1,1,2,1"),
-    "reward": ("Game mix", "zero_sum or rank"),
-    "shaping": ("Game mix", "potential-based shaping weight (0: off)"),
+    "run_dir": ("Run", "Run directory (runs/train/NAME)"),
+    "total_steps": ("Run", "Learner steps in total"),
+    "seed": ("Run", "Seed of the run"),
+    "mode": ("Run", "Trainer: single_seat (SB3, one learner seat per game) or all_seat"),
+    "n_envs": ("Run", "Env worker processes"),
+    "vec_env": ("Run", "Env workers: subproc (one process per env) or dummy (in-process)"),
+    "n_games": ("Run", "With --mode all_seat: games stepped together (batched inference)"),
+    "torch_threads": ("Run", "With --mode all_seat: torch threads (0: one per core)"),
+    "init_policy": ("Run", "With --mode all_seat: start from this .npz policy or run directory"),
+    "init_new_prior": ("Run", "With --init-policy over another prior: keep its weights over it"),
+    "init_critic": ("Run", "With --init-policy: start the critic from its value weights too"),
+    "critic_warmup": ("Run", "With --mode all_seat: first rollouts fit only the critic"),
+    "exploiter_every": ("League", "With --mode all_seat: steps between exploiters (0 = none)"),
+    "exploiter_steps": ("League", "Learner steps of each exploiter"),
+    "exploiter_games": ("League", "Games that decide whether an exploiter joins the pool"),
+    "exploiter_gate": ("League", "An exploiter joins when its win rate exceeds chance + this"),
+    "progress": ("Run", "Show progress bars"),
+    "num_players": ("Game mix", "Player counts of the game mix, e.g. 2,3,4,5"),
+    "player_weights": ("Game mix", "Weights of those counts, e.g. 1,1,2,1"),
+    "reward": ("Game mix", "Reward: zero_sum or rank"),
+    "shaping": ("Game mix", "Potential-based shaping weight (0: off)"),
     "learning_rate": ("PPO", "Adam learning rate"),
-    "n_steps": ("PPO", "rollout steps per env between updates"),
-    "batch_size": ("PPO", "minibatch size (divides n_steps x n_envs)"),
-    "n_epochs": ("PPO", "passes over each rollout"),
-    "gamma": ("PPO", "discount"),
+    "n_steps": ("PPO", "Rollout steps per env between updates"),
+    "batch_size": ("PPO", "Minibatch size (divides n_steps x n_envs)"),
+    "n_epochs": ("PPO", "Passes over each rollout"),
+    "gamma": ("PPO", "Discount"),
     "gae_lambda": ("PPO", "GAE lambda"),
     "clip_range": ("PPO", "PPO clip range"),
-    "ent_coef": ("PPO", "entropy coefficient"),
-    "vf_coef": ("PPO", "value-loss coefficient"),
-    "net_arch": ("PPO", "hidden layer widths, e.g. 128,128"),
-    "activation": ("PPO", "tanh or relu"),
-    "bc_teacher": ("Warm start", "scripted bot to imitate first, e.g. planner ('' = off)"),
-    "bc_games": ("Warm start", "teacher games to collect"),
-    "bc_epochs": ("Warm start", "fitting passes over them"),
-    "kickstart_teacher": ("Kickstarting", "bot whose choices the policy is pulled towards"),
-    "kickstart_coef": ("Kickstarting", "weight of that cross-entropy term (0 = off)"),
-    "kickstart_steps": ("Kickstarting", "steps over which it decays to 0 (0 = constant)"),
-    "kickstart_players": ("Kickstarting", "player counts the teacher teaches ([] = all)"),
-    "prior": ("Kickstarting", "bot whose own choice gets prior_weight added to its logit"),
-    "prior_weight": ("Kickstarting", "logit bonus of the prior's choice (0 without a prior)"),
-    "p_latest": ("Opponent pool", "chance of the latest weights per opponent seat"),
-    "p_bots_min": ("Opponent pool", "chance of a scripted bot per opponent seat"),
-    "p_bot_table": ("Opponent pool", "chance of a game against n-1 copies of one pool bot"),
-    "p_bot_seat": ("Opponent pool", "chance of one pool bot against the learner in n-1 seats"),
-    "bots": ("Opponent pool", "scripted bots of the pool, e.g. greedy,planner,random"),
-    "pfsp": ("Opponent pool", "weight snapshots by x(1-x) of the win rate against them"),
-    "snapshot_every": ("Opponent pool", "steps between pool snapshots"),
-    "snapshot_window": ("Opponent pool", "recent snapshots kept in the pool"),
-    "milestone_every": ("Opponent pool", "steps between milestone snapshots (kept for good)"),
-    "eval_every": ("Evaluation", "steps between evaluations"),
-    "eval_games": ("Evaluation", "evaluation games per bot and player count"),
-    "eval_bots": ("Evaluation", "the evaluation panel, e.g. greedy,speculator,planner"),
-    "eval_num_players": ("Evaluation", "evaluated player counts, e.g. 4 or 2,3,4,5"),
-    "eval_workers": ("Evaluation", "evaluation worker processes"),
-    "checkpoint_every": ("Evaluation", "steps between checkpoints"),
+    "ent_coef": ("PPO", "Entropy coefficient"),
+    "vf_coef": ("PPO", "Value-loss coefficient"),
+    "net_arch": ("PPO", "Hidden layer widths, e.g. 128,128"),
+    "activation": ("PPO", "Activation of the hidden layers: tanh or relu"),
+    "bc_teacher": ("Warm start", "Scripted bot to imitate first, e.g. planner"),
+    "bc_games": ("Warm start", "Teacher games to collect"),
+    "bc_epochs": ("Warm start", "Fitting passes over them"),
+    "kickstart_teacher": ("Kickstarting", "Bot whose choices the policy is pulled towards"),
+    "kickstart_coef": ("Kickstarting", "Weight of that cross-entropy term (0 = off)"),
+    "kickstart_steps": ("Kickstarting", "Steps over which it decays to 0 (0 = constant)"),
+    "kickstart_players": ("Kickstarting", "Player counts the teacher teaches"),
+    "prior": ("Kickstarting", "Bot whose own choice gets --prior-weight added to its logit"),
+    "prior_weight": ("Kickstarting", "Logit bonus of the prior's choice (0 without a prior)"),
+    "p_latest": ("Opponent pool", "Chance of the latest weights per opponent seat"),
+    "p_bots_min": ("Opponent pool", "Chance of a scripted bot per opponent seat"),
+    "p_bot_table": ("Opponent pool", "Chance of a game against n-1 copies of one pool bot"),
+    "p_bot_seat": ("Opponent pool", "Chance of one pool bot against the learner in n-1 seats"),
+    "bots": ("Opponent pool", "Scripted bots of the pool, e.g. greedy,planner,random"),
+    "pfsp": ("Opponent pool", "Weight snapshots by x(1-x) of the win rate against them"),
+    "snapshot_every": ("Opponent pool", "Steps between pool snapshots"),
+    "snapshot_window": ("Opponent pool", "Recent snapshots kept in the pool"),
+    "milestone_every": ("Opponent pool", "Steps between milestone snapshots (kept for good)"),
+    "eval_every": ("Evaluation", "Steps between evaluations"),
+    "eval_games": ("Evaluation", "Evaluation games per bot and player count"),
+    "eval_bots": ("Evaluation", "The evaluation panel, e.g. greedy,speculator,planner"),
+    "eval_num_players": ("Evaluation", "Evaluated player counts, e.g. 4 or 2,3,4,5"),
+    "eval_workers": ("Evaluation", "Evaluation worker processes"),
+    "checkpoint_every": ("Evaluation", "Steps between checkpoints"),
 }
+# the metavar of a text setting that is not a free text (lists show <list>)
+METAVARS = {
+    **{name: "<" + "|".join(words) + ">" for name, words in CHOICES.items()},
+    "run_dir": "<path>",
+    "init_policy": "<path>",
+    "bc_teacher": "<spec>",
+    "kickstart_teacher": "<spec>",
+    "prior": "<spec>",
+}
+# what an empty default ('' or []) stands for, and why a default is what it is
+DEFAULT_TEXT = {"init_policy": "none, a fresh network", "kickstart_players": "all"}
+DEFAULT_WHY = {"num_players": "every count"}
 
 
 def _flag(name: str) -> str:
@@ -118,12 +130,23 @@ def _default(f) -> Any:
     return value
 
 
+def _shown_default(f) -> str:
+    """A setting's default as `--help` shows it: a flag by its name (`pfsp`, `no-pfsp`)."""
+    value = _default(f)
+    if isinstance(value, bool):
+        return ("" if value else "no-") + f.name.replace("_", "-")
+    if value == "":
+        return DEFAULT_TEXT.get(f.name, "none")
+    why = DEFAULT_WHY.get(f.name)
+    return f"{value}, {why}" if why else str(value)
+
+
 def _parameters() -> list[inspect.Parameter]:
     out = []
     for f in fields(TrainConfig):
         kind, elem = _kind(f.type)
-        panel, text = SETTINGS_HELP.get(f.name, ("Other settings", "see training/config.py"))
-        text = f"{text} \\[default: {_default(f)!s}]" if _default(f) != "" else text
+        panel, text = SETTINGS_HELP.get(f.name, ("Other settings", "See training/config.py"))
+        text = help_default(text, _shown_default(f))
         if kind == "scalar" and elem is bool:
             decl = f"{_flag(f.name)}/--no-{f.name.replace('_', '-')}"
             ann: Any = Annotated[bool | None, typer.Option(decl, help=text, rich_help_panel=panel)]
@@ -132,7 +155,7 @@ def _parameters() -> list[inspect.Parameter]:
                 elem | None, typer.Option(_flag(f.name), help=text, rich_help_panel=panel)
             ]
         else:  # strings and lists: text, parsed below
-            metavar = "TEXT" if kind == "scalar" else "A,B,..."
+            metavar = METAVARS.get(f.name, "<text>") if kind == "scalar" else "<list>"
             ann = Annotated[
                 str | None,
                 typer.Option(_flag(f.name), help=text, rich_help_panel=panel, metavar=metavar),
@@ -238,8 +261,9 @@ def _rllib_parameters() -> list[inspect.Parameter]:
             Annotated[
                 str,
                 typer.Option(
-                    help="lab: the lab's trainer (--mode); rllib: RLlib PPO, one shared policy "
-                    "over all seats, on Ray (pip install -e '.\\[ray]')",
+                    metavar="<lab|rllib>",
+                    help="Trainer backend: lab (the lab's trainer, --mode) or rllib (RLlib PPO, "
+                    "one shared policy over all seats, on Ray: pip install -e '.\\[ray]')",
                     rich_help_panel=panel,
                 ),
             ],
@@ -250,7 +274,11 @@ def _rllib_parameters() -> list[inspect.Parameter]:
             Annotated[
                 str | None,
                 typer.Option(
-                    help="rllib: Ray cluster address \\[default: $RAY_ADDRESS, else a local Ray]",
+                    metavar="<text>",
+                    help=help_default(
+                        "With --backend rllib: the Ray cluster's address",
+                        "$RAY_ADDRESS, else a local Ray",
+                    ),
                     rich_help_panel=panel,
                 ),
             ],
@@ -261,7 +289,9 @@ def _rllib_parameters() -> list[inspect.Parameter]:
             Annotated[
                 int | None,
                 typer.Option(
-                    help="rllib: EnvRunner actors sampling in parallel \\[default: 1]",
+                    help=help_default(
+                        "With --backend rllib: EnvRunner actors sampling in parallel", 1
+                    ),
                     rich_help_panel=panel,
                 ),
             ],
@@ -280,7 +310,10 @@ train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
             inspect.Parameter.KEYWORD_ONLY,
             default=None,
             annotation=Annotated[
-                Path | None, typer.Option("--config", "-c", help="TOML file of training settings")
+                Path | None,
+                typer.Option(
+                    "--config", "-c", help=help_default("TOML file of training settings", "none")
+                ),
             ],
         ),
         inspect.Parameter(
@@ -291,7 +324,7 @@ train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
                 bool,
                 typer.Option(
                     "--resume",
-                    help="continue the run in --run-dir where it stopped, with its own settings "
+                    help="Continue the run in --run-dir where it stopped, with its own settings "
                     "(--total-steps extends it; any other setting that differs is refused)",
                 ),
             ],
@@ -304,7 +337,7 @@ train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
                 bool,
                 typer.Option(
                     "--force",
-                    help="start a new run in a --run-dir that holds one: the old run's files "
+                    help="Start a new run in a --run-dir that holds one: the old run's files "
                     "(state, checkpoints, snapshots, best.*, evaluations, TensorBoard logs) are "
                     "removed first; other files are left alone",
                 ),
@@ -314,11 +347,14 @@ train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
         *_parameters(),
     ]
 )
-app.command("train", help=TRAIN_HELP, context_settings={"max_content_width": 110})(train_cmd)
+app.command("train", cls=LabCommand, help=TRAIN_HELP, context_settings={"max_content_width": 110})(
+    train_cmd
+)
 
 
 @app.command(
     "exploit",
+    cls=LabCommand,
     help=(
         "Exploitability: train a best response against a frozen target that holds every other "
         "seat (all-seat trainer), starting from the target's own weights when it is a policy. "
@@ -329,56 +365,86 @@ app.command("train", help=TRAIN_HELP, context_settings={"max_content_width": 110
     ),
 )
 def exploit_cmd(
-    target: Annotated[str, typer.Option(help="the frozen target: ppo:PATH or a bot name")],
-    num_players: Annotated[int, typer.Option("--num-players", "-n", help="2, 3, 4 or 5")] = 2,
-    steps: Annotated[int, typer.Option(help="best-response learner steps")] = 1_000_000,
+    target: Annotated[
+        str, typer.Option(metavar="<spec>", help="The frozen target: ppo:PATH or a bot name")
+    ],
+    num_players: Annotated[
+        int,
+        typer.Option(
+            "--num-players",
+            "-n",
+            show_default=False,
+            help=help_default(
+                f"Seats, {PLAYER_RANGE}: the learner and N-1 copies of the target",
+                "2, head to head: the cheapest best response to train",
+            ),
+        ),
+    ] = 2,
+    steps: Annotated[int, typer.Option(help="Best-response learner steps")] = 1_000_000,
     run_dir: Annotated[
-        str | None, typer.Option(help="run directory (default runs/exploit/<time>)")
+        str | None,
+        typer.Option(metavar="<path>", help=help_default("Run directory", "runs/exploit/<time>")),
     ] = None,
     warm_start: Annotated[
         str,
-        typer.Option(help="for a bot target: ppo:PATH to start from, or a bot to imitate first"),
+        typer.Option(
+            metavar="<spec>",
+            help=help_default(
+                "For a bot target: ppo:PATH to start from, or a bot to imitate first",
+                "none, a fresh network",
+            ),
+        ),
     ] = "",
-    seed: Annotated[int, typer.Option(help="seed")] = 0,
-    eval_games: Annotated[int, typer.Option(help="games of each final table")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the run")] = 0,
+    eval_games: Annotated[int, typer.Option(help="Games of each final table")] = 1000,
     panel: Annotated[
         str,
         typer.Option(
-            help="comma-separated players of the cheap bound, each one seat against N-1 "
-            "targets ('none': no cheap bound); default greedy,speculator,planner,combiner,racer"
+            metavar="<list>",
+            help=help_default(
+                "Comma-separated players of the cheap bound, each one seat against N-1 "
+                "targets ('none': no cheap bound)",
+                "greedy,speculator,planner,combiner,racer",
+            ),
         ),
     ] = "",
     prior: Annotated[
         str,
-        typer.Option(help="a bot the learner plays over (a start policy brings its own)"),
+        typer.Option(
+            metavar="<spec>",
+            help=help_default(
+                "A bot the learner plays over (a start policy brings its own)", "none"
+            ),
+        ),
     ] = "",
-    prior_weight: Annotated[float, typer.Option(help="logit bonus of the prior's choice")] = 0.0,
+    prior_weight: Annotated[float, typer.Option(help="Logit bonus of the prior's choice")] = 0.0,
     torch_threads: Annotated[
         int,
         typer.Option(
-            help="torch threads of the learner (0: one per core; 1, the default, leaves the "
-            "other cores to other jobs)"
+            help="Torch threads of the learner (0: one per core; 1 leaves the other cores to "
+            "other jobs)"
         ),
     ] = 1,
     learning_rate: Annotated[
-        float | None, typer.Option(help="the learner's learning rate (default 3e-4)")
+        float | None, typer.Option(help=help_default("The learner's learning rate", "3e-4"))
     ] = None,
     ent_coef: Annotated[
-        float | None, typer.Option(help="the learner's entropy bonus (default 0.01)")
+        float | None, typer.Option(help=help_default("The learner's entropy bonus", 0.01))
     ] = None,
     n_steps: Annotated[
-        int | None, typer.Option(help="learner steps per rollout and environment (default 1024)")
+        int | None,
+        typer.Option(help=help_default("Learner steps per rollout and environment", 1024)),
     ] = None,
     critic_warmup: Annotated[
         int | None,
-        typer.Option(help="rollouts that train only the critic before the actor (default 2)"),
+        typer.Option(help=help_default("Rollouts that train only the critic before the actor", 2)),
     ] = None,
-    progress: Annotated[bool, typer.Option(help="show a progress bar")] = True,
+    progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
     resume: Annotated[
         bool,
         typer.Option(
             "--resume",
-            help="continue the interrupted exploit in --run-dir from its last checkpoint "
+            help="Continue the interrupted exploit in --run-dir from its last checkpoint "
             "(give the same options as the first run)",
         ),
     ] = False,

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.deals import VALIDATION, for_choosing
-from agents.stats import openskill_ratings
+from agents.stats import fit_ratings
 
 from . import tblog
 from .config import TrainConfig
@@ -34,12 +34,15 @@ def evaluate(
     `eval_num_players`: the learner vs `n-1` copies of each bot, plus a mixed table with
     `random` for the rating anchor. Paired deals (the same at every evaluation), seats rotated.
     `vs` holds the first count's tables, `by_players[n]` every
-    count's (its tables, mean win rate and OpenSkill ordinal over that count's games);
+    count's (its tables, mean win rate and rating over that count's games);
     `mean_win_rate` is the first count's; `score` is the mean win rate over chance
-    (n x win rate) across every table, which picks `best.*`; `openskill_ordinal` is over all
-    the games. `out` (the games as JSONL) is replaced when it exists: a re-evaluation at the
-    same step after a resume. It chooses `best.*`, so it plays validation deals
-    (`agents.deals`); test deals are refused."""
+    (n x win rate) across every table, which picks `best.*`; `rating` is over all the games.
+    A rating (`rating`, `rating_se`, `rating_lo`, `rating_hi`) is the learner's
+    `agents.stats.fit_ratings` (one Plackett-Luce fit on the Elo scale, `random` = 0, the
+    bootstrap seeded by the evaluation's seed), None where it scored no game; it is logged,
+    never used to choose. `out` (the games as JSONL) is replaced when it exists: a
+    re-evaluation at the same step after a resume. It chooses `best.*`, so it plays validation
+    deals (`agents.deals`); test deals are refused."""
     from agents.evaluate import evaluate as evaluate_panel
 
     for_choosing(deals, "training's evaluation")
@@ -87,15 +90,25 @@ def evaluate(
         result["by_players"][str(n)] = {
             "vs": vs,
             "mean_win_rate": sum(v["win_rate"] for v in vs.values()) / max(1, len(vs)),
-            "openskill_ordinal": ev.ratings[n]["ratings"].get(me, {}).get("ordinal", 0.0),
+            **_rating(ev.ratings[n], me),
         }
     first = result["by_players"][str(counts[0])]
     result["vs"] = first["vs"]
     result["mean_win_rate"] = first["mean_win_rate"]
     result["score"] = sum(lifts) / max(1, len(lifts))
-    ratings = openskill_ratings(ev.rows, anchor="random")
-    result["openskill_ordinal"] = ratings["ratings"].get(me, {}).get("ordinal", 0.0)
+    result.update(_rating(fit_ratings(ev.rows, anchor="random", seed=ev.seed), me))
     return result
+
+
+RATING_KEYS = {"rating": "rating", "rating_se": "se", "rating_lo": "ci_lo", "rating_hi": "ci_hi"}
+"""The result's rating keys and the `agents.stats.fit_ratings` entries they hold."""
+
+
+def _rating(fit: dict[str, Any], me: str) -> dict[str, float | None]:
+    """The learner's entry of an `agents.stats.fit_ratings` result under :data:`RATING_KEYS`
+    (None without a scored game, or without the bootstrap)."""
+    r = fit["ratings"].get(me, {})
+    return {key: r.get(entry) for key, entry in RATING_KEYS.items()}
 
 
 def eval_scalars(res: dict[str, Any], cfg: TrainConfig) -> dict[str, dict[str, float]]:

@@ -116,5 +116,16 @@ class TrainProgress:
         self._end()
         self.note(
             f"step {step}: mean win rate vs the panel {result['mean_win_rate']:.3f}, "
-            f"OpenSkill ordinal {result['openskill_ordinal']:.2f} ({seconds:.0f}s)"
+            f"rating {rating_text(result)} ({seconds:.0f}s)"
         )
+
+
+def rating_text(result: dict[str, Any]) -> str:
+    """An evaluation's rating (`training.evaluation.evaluate`: Elo scale, `random` = 0) for a
+    note: `+48.3 ± 12.0 Elo`, without the ± when there was no bootstrap, `-` without a scored
+    game."""
+    if result.get("rating") is None:
+        return "- (no scored game)"
+    se = result.get("rating_se")
+    spread = "" if se is None else f" ± {se:.1f}"
+    return f"{result['rating']:+.1f}{spread} Elo"

@@ -13,7 +13,10 @@ and do not depend on which player counts are evaluated (`<n>` below is the count
   (n+1)/2;
 - in the run itself: `eval/mean_win_rate/<n>p` (mean over the panel at n players),
   `eval/score` (n x win rate, averaged over every table: what picks the best checkpoint),
-  `rating/openskill_ordinal` (over every evaluation game) and `rating/openskill_ordinal/<n>p`.
+  `rating/elo` (the learner's rating over every evaluation game: `agents.stats.fit_ratings`,
+  one Plackett-Luce fit on the Elo scale, `random` = 0) and `rating/elo/<n>p` (over the games
+  at n players). Runs before these logged an OpenSkill ordinal under `rating/openskill_ordinal`
+  instead; `agents.scalars.rating_curves` reads either.
 
 The trainers evaluate at step 0 (before the first update), every `eval_every` steps and at the
 last step. The behaviour-cloning warm start's fit is the text `bc/fit` at step 0 (a table:
@@ -24,7 +27,7 @@ panel bot with the chance line (each tag is an anchored regular expression, so `
 also matches `win_rate_lo`), the same within their 95% intervals, and the mean ranks; then the
 ratings, the mean win rate per count and the score. The "HParams" tab gets the run's settings
 (lists as text) with the metrics `eval/mean_win_rate/<n>p` (one per evaluated count),
-`eval/score` and `rating/openskill_ordinal`, and the "Text" tab a table of every setting
+`eval/score` and `rating/elo`, and the "Text" tab a table of every setting
 (`run/settings`), so runs can be compared inside TensorBoard.
 
 The functions take a `torch.utils.tensorboard.SummaryWriter` (SB3's `TensorBoardOutputFormat`
@@ -60,8 +63,8 @@ def count_tag(stat: str, n: int) -> str:
 
 
 def rating_tag(n: int | None = None) -> str:
-    """The OpenSkill ordinal over every evaluation game, or over the games at `n` players."""
-    return "rating/openskill_ordinal" + ("" if n is None else f"/{n}p")
+    """The learner's rating over every evaluation game, or over the games at `n` players."""
+    return "rating/elo" + ("" if n is None else f"/{n}p")
 
 
 def subrun_names(bots: Sequence[str]) -> dict[str, str]:
@@ -98,7 +101,7 @@ def layout(counts: Sequence[int]) -> dict[str, dict[str, list]]:
     return {
         "evaluation": charts,
         "rating": {
-            "OpenSkill ordinal (anchor: random = 0)": [
+            "rating: Plackett-Luce fit, Elo scale (anchor: random = 0)": [
                 "Multiline",
                 [exact(rating_tag())] + [exact(rating_tag(n)) for n in counts],
             ],
@@ -130,11 +133,12 @@ def eval_scalars(result: dict[str, Any], counts: Sequence[int]) -> dict[str, dic
             out[CHANCE_RUN][count_tag(k, n)] = 1.0 / n
         out[CHANCE_RUN][count_tag("mean_rank", n)] = (n + 1) / 2
         out[""][count_tag("mean_win_rate", n)] = float(part["mean_win_rate"])
-        if "openskill_ordinal" in part:
-            out[""][rating_tag(n)] = float(part["openskill_ordinal"])
+        if part.get("rating") is not None:
+            out[""][rating_tag(n)] = float(part["rating"])
     if "score" in result:
         out[""]["eval/score"] = float(result["score"])
-    out[""][rating_tag()] = float(result["openskill_ordinal"])
+    if result.get("rating") is not None:
+        out[""][rating_tag()] = float(result["rating"])
     return out
 
 

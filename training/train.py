@@ -23,8 +23,9 @@ gets, at the learner's global step (`training.tblog`):
   and `eval/win_rate_hi/<n>p` (Wilson 95%), `eval/mean_rank/<n>p` (tables of the learner and
   `n - 1` copies of the bot), and the chance rates under the same tags in `tb/PPO_1/chance/`,
   so each bot has its own colour on one chart,
-- in the run: `eval/mean_win_rate/<n>p`, `eval/score`, `rating/openskill_ordinal` (Plackett-Luce
-  over the evaluation games, anchored to `random`) and `rating/openskill_ordinal/<n>p`,
+- in the run: `eval/mean_win_rate/<n>p`, `eval/score`, `rating/elo` (the learner's rating over
+  the evaluation games: one Plackett-Luce fit on the Elo scale, `agents.stats.fit_ratings`,
+  anchored to `random`) and `rating/elo/<n>p`,
 - `selfplay/pool_size`, `selfplay/snapshots`, `rollout/invalid_action_rate` (0 with masking),
   `time/sps`, `time/opponent_share` (share of env time spent in opponent decisions),
 - the warm start's fit as the text `bc/fit` at step 0,

@@ -7,14 +7,26 @@ own settings (only `--iterations` may grow).
 
 from __future__ import annotations
 
+from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from agents.cli import app, fail, note
+from agents.cli import LabCommand, app, fail, help_default, note
 
 from .config import MAX_ITERATIONS, ExpertConfig, ExpertConfigError
+
+RUNS = "the run's"  # expert-fit: a setting not given is the run's own
+
+
+def _help(text: str, name: str, why: str = "") -> str:
+    """`text` with `ExpertConfig`'s default of setting `name` (and why it is that)."""
+    f = next(f for f in fields(ExpertConfig) if f.name == name)
+    value = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+    if isinstance(value, list):
+        value = ",".join(str(x) for x in value)
+    return help_default(text, f"{value}, {why}" if why else value)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -84,61 +96,120 @@ def _settings(config: Path | None, flags: dict[str, Any], resume: bool) -> Exper
         fail(str(e))
 
 
-@app.command("expert")
+EXPERT_HELP = (
+    "Expert iteration: the search plays itself over the network, the network learns the "
+    "search's choices and results, and goes back into the search."
+)
+EXPERT_FIT_HELP = (
+    "Fit the run's start network again on its saved search samples, with other settings, "
+    "without new self-play; the run's own settings fill what is not given."
+)
+
+
+@app.command("expert", cls=LabCommand, help=EXPERT_HELP)
 def expert_cmd(
-    run_dir: Annotated[str | None, typer.Option(help="Run directory")] = None,
-    init_policy: Annotated[
-        str | None, typer.Option(help="Start network: a policy .npz with its critic")
+    run_dir: Annotated[
+        str | None, typer.Option(metavar="<path>", help=_help("Run directory", "run_dir"))
     ] = None,
-    iterations: Annotated[int | None, typer.Option(help="Iterations to run in all")] = None,
-    games: Annotated[int | None, typer.Option(help="Self-play games per iteration")] = None,
-    sims: Annotated[int | None, typer.Option(help="Search simulations per decision")] = None,
+    init_policy: Annotated[
+        str | None,
+        typer.Option(
+            metavar="<path>",
+            help=_help("Start network: a policy .npz with its critic", "init_policy"),
+        ),
+    ] = None,
+    iterations: Annotated[
+        int | None, typer.Option(help=_help("Iterations to run in all", "iterations"))
+    ] = None,
+    games: Annotated[
+        int | None, typer.Option(help=_help("Self-play games per iteration", "games"))
+    ] = None,
+    sims: Annotated[
+        int | None, typer.Option(help=_help("Search simulations per decision", "sims"))
+    ] = None,
     full_share: Annotated[
         float | None,
-        typer.Option(help="Share of decisions searched in full and kept as samples (0.01-1)"),
+        typer.Option(
+            help=_help(
+                "Share of decisions searched in full and kept as samples (0.01-1)", "full_share"
+            )
+        ),
     ] = None,
     fast_sims: Annotated[
-        int | None, typer.Option(help="Simulations of the other decisions' cheap searches")
+        int | None,
+        typer.Option(help=_help("Simulations of the other decisions' cheap searches", "fast_sims")),
     ] = None,
     full_below: Annotated[
         float | None,
         typer.Option(
-            help="Search in full only where the network's top move is less likely than this "
-            "(0.01-1; 1 = everywhere); the surer decisions get the cheap search"
+            help=_help(
+                "Search in full only where the network's top move is less likely than this "
+                "(0.01-1; 1 = everywhere); the surer decisions get the cheap search",
+                "full_below",
+            )
         ),
     ] = None,
     policy_target: Annotated[
         str | None,
         typer.Option(
-            help="What the network learns at a searched decision: visits (the visit counts) "
-            "or completed_q (the policy improved by the search's completed Q-values)"
+            metavar="<visits|completed_q>",
+            help=_help(
+                "What the network learns at a searched decision: visits (the visit counts) "
+                "or completed_q (the policy improved by the search's completed Q-values)",
+                "policy_target",
+            ),
         ),
     ] = None,
     noise: Annotated[
-        float | None, typer.Option(help="Dirichlet noise in the root's priors (0-1; 0 = none)")
+        float | None,
+        typer.Option(help=_help("Dirichlet noise in the root's priors (0-1; 0 = none)", "noise")),
     ] = None,
-    alpha: Annotated[float | None, typer.Option(help="The noise's concentration")] = None,
+    alpha: Annotated[
+        float | None, typer.Option(help=_help("The noise's concentration", "alpha"))
+    ] = None,
     anchor_coef: Annotated[
-        float | None, typer.Option(help="Weight of KL(start network || network) in the update")
+        float | None,
+        typer.Option(
+            help=_help("Weight of KL(start network || network) in the update", "anchor_coef")
+        ),
     ] = None,
     workers: Annotated[
-        int | None, typer.Option(help="Self-play processes (the same samples with any number)")
+        int | None,
+        typer.Option(
+            help=_help("Self-play processes (the same samples with any number)", "workers")
+        ),
     ] = None,
     num_players: Annotated[
-        str | None, typer.Option(help="Player counts of the self-play games, e.g. 2,3,4,5")
+        str | None,
+        typer.Option(
+            metavar="<list>",
+            help=_help(
+                "Player counts of the self-play games, e.g. 2,3,4,5", "num_players", "every count"
+            ),
+        ),
     ] = None,
-    eval_bots: Annotated[str | None, typer.Option(help="Evaluation panel, e.g. sprinter")] = None,
+    eval_bots: Annotated[
+        str | None,
+        typer.Option(metavar="<list>", help=_help("Evaluation panel, e.g. sprinter", "eval_bots")),
+    ] = None,
     eval_num_players: Annotated[
-        str | None, typer.Option(help="Evaluation counts, e.g. 2,4")
+        str | None,
+        typer.Option(
+            metavar="<list>", help=_help("Evaluation counts, e.g. 2,4", "eval_num_players")
+        ),
     ] = None,
-    eval_games: Annotated[int | None, typer.Option(help="Games per evaluation table")] = None,
-    eval_every: Annotated[int | None, typer.Option(help="Iterations between evaluations")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the run")] = None,
-    config: Annotated[Path | None, typer.Option(help="TOML file of settings")] = None,
+    eval_games: Annotated[
+        int | None, typer.Option(help=_help("Games per evaluation table", "eval_games"))
+    ] = None,
+    eval_every: Annotated[
+        int | None, typer.Option(help=_help("Iterations between evaluations", "eval_every"))
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help=_help("Seed of the run", "seed"))] = None,
+    config: Annotated[
+        Path | None, typer.Option(help=help_default("TOML file of settings", "none"))
+    ] = None,
     resume: Annotated[bool, typer.Option(help="Continue the run in --run-dir")] = False,
 ) -> None:
-    """Expert iteration: the search plays itself over the network, the network learns the
-    search's choices and results, and goes back into the search."""
     from .loop import ExpertError, expert
 
     flags = {
@@ -175,27 +246,47 @@ def expert_cmd(
     )
 
 
-@app.command("expert-fit")
+@app.command("expert-fit", cls=LabCommand, help=EXPERT_FIT_HELP)
 def expert_fit_cmd(
-    run_dir: Annotated[str, typer.Option(help="The expert-iteration run whose samples to learn")],
+    run_dir: Annotated[
+        str,
+        typer.Option(metavar="<path>", help="The expert-iteration run whose samples to learn"),
+    ],
     samples: Annotated[
-        str, typer.Option(help="Iterations whose samples to learn, e.g. 1,2,3 or 1-40")
+        str,
+        typer.Option(
+            metavar="<list>", help="Iterations whose samples to learn, e.g. 1,2,3 or 1-40"
+        ),
     ],
     out: Annotated[Path, typer.Option(help="The checkpoint to write (.npz; never replaced)")],
     target: Annotated[
-        str, typer.Option(help="visits (the visit distribution) or best (its most visited move)")
+        str,
+        typer.Option(
+            metavar="<visits|best>",
+            help="What the network learns: visits (the visit distribution) or best (its most "
+            "visited move)",
+        ),
     ] = "visits",
-    learning_rate: Annotated[float | None, typer.Option(help="Adam's step size")] = None,
-    epochs: Annotated[int | None, typer.Option(help="Passes over the samples")] = None,
-    batch_size: Annotated[int | None, typer.Option(help="Samples per minibatch")] = None,
-    anchor_coef: Annotated[
-        float | None, typer.Option(help="Weight of KL(start network || network)")
+    learning_rate: Annotated[
+        float | None, typer.Option(help=help_default("Adam's step size", RUNS))
     ] = None,
-    vf_coef: Annotated[float | None, typer.Option(help="Weight of the critic's loss")] = None,
-    seed: Annotated[int | None, typer.Option(help="Seed of the network and the batches")] = None,
+    epochs: Annotated[
+        int | None, typer.Option(help=help_default("Passes over the samples", RUNS))
+    ] = None,
+    batch_size: Annotated[
+        int | None, typer.Option(help=help_default("Samples per minibatch", RUNS))
+    ] = None,
+    anchor_coef: Annotated[
+        float | None,
+        typer.Option(help=help_default("Weight of KL(start network || network)", RUNS)),
+    ] = None,
+    vf_coef: Annotated[
+        float | None, typer.Option(help=help_default("Weight of the critic's loss", RUNS))
+    ] = None,
+    seed: Annotated[
+        int | None, typer.Option(help=help_default("Seed of the network and the batches", RUNS))
+    ] = None,
 ) -> None:
-    """Fit the run's start network again on its saved search samples, with other settings,
-    without new self-play; the run's own settings fill what is not given."""
     from .refit import RefitError, refit
 
     settings = {

@@ -9,7 +9,7 @@ from typing import Annotated, Any
 
 import typer
 
-from agents.cli import app, fail, note
+from agents.cli import LabCommand, app, fail, help_default, note
 from lastwill_env.engine.config import allowed_counts, is_player_count
 
 # (setting, lowest, highest, lowest allowed itself)
@@ -58,32 +58,59 @@ def _new_file(path: Path, what: str) -> Path:
 PLAY_DEFAULTS = {"players": "2,3,4,5", "games": 2000, "sample_rate": 0.1, "explore": 0.1}
 
 
-@app.command("value-fit")
+def _play_help(text: str, name: str) -> str:
+    return help_default(text, PLAY_DEFAULTS[name])
+
+
+VALUE_FIT_HELP = (
+    "Fit a policy's critic to predict the game's result (for the search's leaves), from "
+    "self-play games of the policy; the actor stays as it is."
+)
+
+
+@app.command("value-fit", cls=LabCommand, help=VALUE_FIT_HELP)
 def value_fit_cmd(
     out: Annotated[Path, typer.Option(help="The checkpoint to write (.npz; never replaced)")],
     policy: Annotated[
-        str, typer.Option(help="The policy whose critic to fit (a name or .npz)")
+        str,
+        typer.Option(
+            metavar="<path>", help="The policy whose critic to fit (a policy's name or a .npz)"
+        ),
     ] = "reference",
     players: Annotated[
-        str | None, typer.Option(help="Player counts of the games [default: 2,3,4,5]")
+        str | None,
+        typer.Option(metavar="<list>", help=_play_help("Player counts of the games", "players")),
     ] = None,
     games: Annotated[
-        int | None, typer.Option(help="Self-play games per player count [default: 2000]")
+        int | None, typer.Option(help=_play_help("Self-play games per player count", "games"))
     ] = None,
     sample_rate: Annotated[
         float | None,
-        typer.Option(help="Share of decisions whose every seat is recorded [default: 0.1]"),
+        typer.Option(
+            help=_play_help("Share of decisions whose every seat is recorded", "sample_rate")
+        ),
     ] = None,
     explore: Annotated[
         float | None,
-        typer.Option(help="Share of moves drawn from the policy, not its arg-max [default: 0.1]"),
+        typer.Option(
+            help=_play_help("Share of moves drawn from the policy, not its arg-max", "explore")
+        ),
     ] = None,
     workers: Annotated[int, typer.Option(help="Self-play processes (the same games)")] = 1,
     games_from: Annotated[
-        str | None, typer.Option(help="Saved games to learn from instead of playing (a,b.npz)")
+        str | None,
+        typer.Option(
+            metavar="<list>",
+            help=help_default(
+                "Saved games to learn from instead of playing (a,b.npz)", "none, play new games"
+            ),
+        ),
     ] = None,
     save_games: Annotated[
-        Path | None, typer.Option(help="Also save the played games here (.npz; never replaced)")
+        Path | None,
+        typer.Option(
+            help=help_default("Also save the played games here (.npz; never replaced)", "none")
+        ),
     ] = None,
     epochs: Annotated[int, typer.Option(help="Passes over the games")] = 4,
     learning_rate: Annotated[float, typer.Option(help="Adam's step size")] = 3e-4,
@@ -91,8 +118,6 @@ def value_fit_cmd(
     holdout: Annotated[float, typer.Option(help="Share of the games held out (0-1)")] = 0.1,
     seed: Annotated[int, typer.Option(help="Seed of the games, the hold-out and the fit")] = 0,
 ) -> None:
-    """Fit a policy's critic to predict the game's result (for the search's leaves), from
-    self-play games of the policy; the actor stays as it is."""
     from . import games as G
     from .run import ValueFitError, check_policy, value_fit
 

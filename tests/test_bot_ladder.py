@@ -1,0 +1,59 @@
+"""benchmarks/bot_ladder.py --ratings: the order-free Plackett-Luce fit over the mixed tables'
+games (`agents.stats.fit_ratings`), as JSON and as text."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from lab_scripts import load_script
+
+from agents.evaluate import Table, play_tables
+from agents.stats import fit_ratings
+
+ladder = load_script("benchmarks/bot_ladder.py")
+ARGS = ["--players", "2", "--games", "4", "--workers", "1", "--seed", "3", "--only-extra"]
+MIXED = ["--mixed", "greedy,random", "--ratings"]
+
+
+def test_json_ratings_are_the_seeded_fit_over_the_mixed_games(capsys):
+    assert ladder.main([*ARGS, *MIXED, "--json"]) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    rated = lines[-1]["ratings"]
+    rows = play_tables([Table("mixed", 2, ("greedy", "random"))], 4, seed=3, deals="test")
+    assert rated == json.loads(json.dumps(fit_ratings(rows, anchor=None, seed=3)))
+    assert rated["scale"] == "Elo" and rated["anchor"] is None
+    r = rated["ratings"]
+    assert set(r) == {"greedy", "random"} and r["greedy"]["games"] == 4
+    assert r["greedy"]["rating"] == pytest.approx(-r["random"]["rating"])  # no anchor: mean 0
+
+
+def test_text_ratings_name_the_fit_and_each_entrant_with_its_interval(capsys):
+    assert ladder.main([*ARGS, *MIXED]) == 0
+    out = capsys.readouterr().out
+    assert "Plackett-Luce" in out and "Elo" in out and "OpenSkill" not in out
+    rated = fit_ratings(
+        play_tables([Table("mixed", 2, ("greedy", "random"))], 4, seed=3, deals="test"),
+        anchor=None,
+        seed=3,
+    )
+    for spec, r in rated["ratings"].items():
+        want = f"{r['rating']:+7.1f} ± {r['se']:5.1f}  [{r['ci_lo']:+.1f}, {r['ci_hi']:+.1f}]"
+        assert any(
+            line.startswith(f"rating {spec:<40}") and want in line for line in out.splitlines()
+        )
+
+
+def test_rating_lines_show_a_dash_where_there_is_no_interval():
+    rated = {
+        "resamples": 0,
+        "deals": 1,
+        "level": 0.95,
+        "ratings": {
+            "a": {"rating": 10.0, "se": None, "ci_lo": None, "ci_hi": None, "games": 2},
+            "b": {"rating": None, "se": None, "ci_lo": None, "ci_hi": None, "games": 0},
+        },
+    }
+    lines = ladder.rating_lines(rated)
+    assert lines[1].split() == ["rating", "a", "+10.0", "±", "-", "games", "2"]
+    assert lines[2].split() == ["rating", "b", "-", "±", "-", "games", "0"]
