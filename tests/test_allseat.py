@@ -344,6 +344,9 @@ def test_tiny_all_seat_run_evaluates_checkpoints_resumes_and_plays(tmp_path: Pat
     # every evaluation records the run's wall-clock time so far, which grows
     walls = [e["wall_seconds"] for e in state["evals"]]
     assert len(walls) >= 2 and 0 < walls[0] < walls[-1] <= state["wall_seconds"]
+    # and its process's CPU seconds, the budget of a from-scratch table
+    cpus = [e["cpu_seconds"] for e in state["evals"]]
+    assert 0 < cpus[0] < cpus[-1] <= state["cpu_seconds"]
     tags = _tb_tags(run)
     for bot in ("greedy", "planner"):
         bot_tags = _tb_tags(run, f"vs_{bot}")
@@ -363,6 +366,7 @@ def test_tiny_all_seat_run_evaluates_checkpoints_resumes_and_plays(tmp_path: Pat
     state2 = train(resume_config(run, total_steps=before + 400), resume=True)
     assert state2["step"] >= before + 400
     assert state2["wall_seconds"] > state["wall_seconds"]  # summed over the sessions
+    assert state2["cpu_seconds"] > state["cpu_seconds"]
     tags2 = _tb_tags(run)
     assert max(tags2["time/sps"]) > max(tags["time/sps"])
     # the checkpoint plays in the arena through ppo:PATH, legal actions only

@@ -152,16 +152,18 @@ def _check_best(v: Any) -> bool:
     )
 
 
+def _is_seconds(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf")
+
+
 _OPTIONAL_ENTRIES: dict[str, tuple[Any, str]] = {
     "best": (_check_best, "null or {step, mean_win_rate, checkpoint}"),
     "evals": (lambda v: isinstance(v, list), "a list of evaluations"),
     "invalid_actions": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
     "bc": (lambda v: isinstance(v, dict), "the warm start's fit (a JSON object)"),
     RANDOM_STATE: (lambda v: isinstance(v, dict), "the training's random state (a JSON object)"),
-    "wall_seconds": (
-        lambda v: isinstance(v, (int, float)) and not isinstance(v, bool) and 0 <= v < float("inf"),
-        "a non-negative number of seconds",
-    ),
+    "wall_seconds": (_is_seconds, "a non-negative number of seconds"),
+    "cpu_seconds": (_is_seconds, "a non-negative number of seconds"),
 }
 
 

@@ -182,6 +182,7 @@ class RunLoop:
         self.dir = Path(cfg.run_dir)
         self.say = notify or (lambda text: print(text, file=sys.stderr))
         self.started = time.perf_counter()
+        self.cpu_started = time.process_time()
         self.resumed = resume
         self.force = force
         self.step = 0
@@ -193,6 +194,7 @@ class RunLoop:
         # files are written again, not reused)
         self._t_update = self.started
         self._wall_before = 0.0
+        self._cpu_before = 0.0
 
     # -- the run ----------------------------------------------------------------------------
     def run(self) -> dict[str, Any]:
@@ -236,6 +238,7 @@ class RunLoop:
             self.state = {**new_state(self.cfg), **self.trainer.settings()}
         self.step = int(self.state["step"])
         self._wall_before = float(self.state.get("wall_seconds", 0.0)) if self.resumed else 0.0
+        self._cpu_before = float(self.state.get("cpu_seconds", 0.0)) if self.resumed else 0.0
         return checkpoint
 
     def _record_start(self) -> None:
@@ -356,6 +359,7 @@ class RunLoop:
         res = evaluate(path, self.cfg, step, out, self.progress)
         res["seconds"] = round(time.perf_counter() - t_from, 1)
         res["wall_seconds"] = self.wall_seconds()
+        res["cpu_seconds"] = self.cpu_seconds()
         self.progress.eval_done(step, res, res["seconds"])
         if self.board is not None:
             self.board.write(res, self.cfg.eval_counts(), step)
@@ -406,10 +410,17 @@ class RunLoop:
         over resumed sessions (a killed session's time after its last state write is lost)."""
         return round(self._wall_before + time.perf_counter() - self.started, 1)
 
+    def cpu_seconds(self) -> float:
+        """CPU seconds of the trainer's process so far (every thread, `time.process_time`; the
+        workers of a multi-process rollout or evaluation not counted), summed over resumed
+        sessions as `wall_seconds` is: the budget a from-scratch table is read against."""
+        return round(self._cpu_before + time.process_time() - self.cpu_started, 1)
+
     def write_state(self, checkpoint: Path) -> None:
         """state.json at the current step, naming `checkpoint` (the one --resume reads)."""
         self.state["step"] = self.step
         self.state["wall_seconds"] = self.wall_seconds()
+        self.state["cpu_seconds"] = self.cpu_seconds()
         self.state["checkpoint"] = rel(checkpoint, self.dir)
         draws = getattr(self.trainer, "random_state", None)  # a trainer that resumes exactly
         if draws is not None and (saved := draws()) is not None:
