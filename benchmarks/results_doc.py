@@ -400,6 +400,53 @@ SPEED_TARGETS = (
 )
 
 
+BUDGET_BOTS = ("greedy", "planner", "racer", "sprinter")
+
+
+def budget_table(docs: list[tuple[str, dict]]) -> str:
+    """From-scratch recipes after fixed CPU budgets: one row per result file (its "budget":
+    recipe, steps, CPU minutes, the training command), the policy's win rate alone against n-1
+    copies of each bot at 2 and 4 players; a rate whose Wilson lower bound clears 1/n in bold."""
+    docs = sorted(docs, key=lambda d: (d[1]["budget"]["recipe"], d[1]["budget"]["cpu_minutes"]))
+    deals, seed = _one_deal_set(tuple(d for _, d in docs))
+    counts = (2, 4)
+    head = " | ".join(f"{n}p {bot}" for n in counts for bot in BUDGET_BOTS)
+    lines = [
+        f"| recipe | CPU minutes | steps | {head} |",
+        "|---|---:|---:|" + "---:|" * (len(counts) * len(BUDGET_BOTS)),
+    ]
+    for _, d in docs:
+        b = d["budget"]
+        by = {(x["num_players"], x["table"]): x for x in d["output"]["tables"]}
+        cells = []
+        for n in counts:
+            for bot in BUDGET_BOTS:
+                x = by.get((n, f"vs_{bot}"))
+                cells.append(
+                    ""
+                    if x is None
+                    else (f"**{pct(x['win_rate'])}**" if _clears(x) else pct(x["win_rate"]))
+                )
+        lines.append(
+            f"| {b['recipe']} | {b['cpu_minutes']:g} | {b['steps']:,} | " + " | ".join(cells) + " |"
+        )
+    games = sorted({x["games"] for _, d in docs for x in d["output"]["tables"]})
+    trains = list(dict.fromkeys(d["budget"]["train_command"] for _, d in docs))
+    return (
+        "Training:\n\n"
+        + command_block(*trains)
+        + "\nEvaluation of each checkpoint:\n\n"
+        + command_block(*(d["command"] for _, d in docs))
+        + "\n"
+        + deal_line(deals, seed)
+        + f"Games per table: {', '.join(map(str, games))}. Bold: the Wilson 95% lower bound "
+        "clears chance (50% at 2 players, 25% at 4).\n\n"
+        + "\n".join(lines)
+        + "\n"
+        + "".join(f"\n{d['budget']['note']}\n" for _, d in docs if d["budget"].get("note"))
+    )
+
+
 def speed_summary(docs: dict[str, dict]) -> str:
     """The speed ratios against the targets they are stated in, from the results present."""
     lines = ["| ratio | measured | target | met |", "|---|---:|---:|---|"]
@@ -553,6 +600,16 @@ SECTIONS = (
         "`ref_v7` by more at 2 and 4 players.",
     ),
     (
+        "From scratch: strength after a CPU budget",
+        "scratch_",
+        "Policies learned from fresh weights with no bot behind them (no prior, no imitation, "
+        "no bot as a teacher; bots sit at the table as opponents only), after fixed CPU budgets "
+        "of training (CPU-seconds of the trainer's process, one core, evaluations included), "
+        "alone against n-1 copies of each bot on the test deals: the baseline a new algorithm "
+        'is placed against (docs/TRAINING.md, "From scratch"; docs/img/scratch_budget.png '
+        "plots it). Each row's checkpoint comes from its training command, run on one core.",
+    ),
+    (
         "The sprinter against the racer",
         "sprinter_racer",
         "The sprinter (the racer retuned for 2-3 players, the same bot at 4-5) alone against n-1 "
@@ -593,6 +650,8 @@ def render() -> str:
                 if name == "paired_"
                 else exploit_bounds(docs)
                 if name == "exploit_"
+                else budget_table(docs)
+                if name == "scratch_"
                 else head_to_head(docs)
             )
             body += notes([d for _, d in docs])
