@@ -339,15 +339,16 @@ def in_own_process(specs: Iterable[str]) -> bool:
     """Whether games of `specs` are played in a worker process even with one worker: one of
     them is code the lab imports (a ``module:Class`` spec or an entry point's agent), which
     may end its process; in a worker that costs only its game (`agents.workers`). A name
-    registered at run time plays in this process (its factory need not pickle)."""
+    registered at run time keeps the whole tournament in this process, as before: its
+    factory need not pickle, so it cannot be sent to a worker."""
+    origins = set()
     for spec in set(specs):
         try:
             entry, _, _ = resolve(spec)
         except PlayerSpecError:
             continue
-        if entry.origin in ("import", "entry point"):
-            return True
-    return False
+        origins.add(entry.origin)
+    return "registered" not in origins and bool(origins & {"import", "entry point"})
 
 
 def lost_row(task: GameTask, why: str) -> dict[str, Any]:

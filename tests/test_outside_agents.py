@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from agents import arena as ar
 from agents import registry
+from agents.base import BaseAgent
 from agents.cli import app
 from lastwill_env.engine import GameConfig
 
@@ -209,6 +210,36 @@ def test_a_lambda_registered_name_cannot_go_to_workers_and_says_so(tmp_path, cle
     with pytest.raises(ar.ArenaError, match="cannot be sent to worker processes"):
         ar.run_tournament(["_lambda_bot", "random"], CFG2, 4, out=tmp_path / "l.jsonl", workers=2)
     assert not (tmp_path / "l.jsonl").exists()
+
+
+def test_a_run_time_name_beside_an_imported_agent_keeps_one_worker_in_process(
+    tmp_path, clean_registry
+):
+    # an imported agent alone is played in a worker process even with --workers 1 (it may end
+    # its process); beside a name registered at run time, whose factory need not pickle, the
+    # tournament stays in this process and plays, as it did before
+    (tmp_path / "lw_mix_agents.py").write_text(
+        "from agents.base import BaseAgent\n"
+        "class Low(BaseAgent):\n"
+        "    def act(self, view, legal):\n"
+        "        return min(legal)\n"
+    )
+    sys.path.insert(0, str(tmp_path))
+    try:
+
+        class Local(BaseAgent):
+            def act(self, view, legal):
+                return legal[-1]
+
+        registry.register("_local_bot", Local, "test only")
+        assert ar.in_own_process(["lw_mix_agents:Low", "greedy"])
+        assert not ar.in_own_process(["lw_mix_agents:Low", "_local_bot"])
+        res = ar.run_tournament(
+            ["lw_mix_agents:Low", "_local_bot"], CFG2, 4, out=tmp_path / "m.jsonl", trusted=True
+        )
+        assert res.errors == 0 and len(res.rows) == 4
+    finally:
+        sys.path.remove(str(tmp_path))
 
 
 def test_register_under_main_reaches_spawned_workers(tmp_path):
