@@ -37,14 +37,14 @@ from typing import Any
 import numpy as np
 
 from lastwill_env.encoding import OBS_SIZE, encode_observation_sparse
-from lastwill_env.engine import NUM_ACTIONS, PlayerView
+from lastwill_env.engine import NUM_ACTIONS, ConfigError, PlayerView
 
 from . import policyfiles, trust
 from . import priors as prior_sources
 from .base import BaseAgent
 from .priors import PriorError, PriorSource
 from .readfile import read_json
-from .residual import raise_prior
+from .residual import check_prior_weight, raise_prior
 from .safeio import BundleError, bundle_base, verify_bundle, write_with
 
 
@@ -147,6 +147,18 @@ def _check_layers(weights: list[np.ndarray], biases: list[np.ndarray], what: str
             )
 
 
+def _prior_weight(prior: Any, weight: Any) -> float:
+    """A policy's prior weight as a float: in the range of `agents.residual.check_prior_weight`,
+    beside a prior named by a string; a `CheckpointError` naming both otherwise."""
+    weight = float(weight)
+    if isinstance(prior, str):
+        try:
+            return check_prior_weight(weight)
+        except ConfigError:
+            pass
+    raise CheckpointError(f"bad prior {prior!r} with weight {weight!r}")
+
+
 class NumpyPolicy:
     """The actor of an SB3 MlpPolicy as numpy arrays: hidden layers then the action layer.
 
@@ -202,9 +214,7 @@ class NumpyPolicy:
                 )
             self.value_weights = [np.ascontiguousarray(w, dtype=np.float32) for w in value_weights]
             self.value_biases = [np.ascontiguousarray(b, dtype=np.float32) for b in value_biases]
-        prior_weight = float(prior_weight)
-        if not isinstance(prior, str) or not np.isfinite(prior_weight) or prior_weight < 0:
-            raise CheckpointError(f"bad prior {prior!r} with weight {prior_weight!r}")
+        prior_weight = _prior_weight(prior, prior_weight)
         self._prior_bots = prior_bots
         self.prior = prior  # set before the check: its errors name the prior
         self.prior_weight = prior_weight

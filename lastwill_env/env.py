@@ -141,6 +141,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from . import ENV_NAME, ENV_VERSION
 from .aec_wrappers import AssertOutOfBounds, OrderEnforcing
 from .encoding import (
     OBS_HIGH,
@@ -165,8 +166,6 @@ from .engine.game import GAME_OVER, action_int, as_legal
 from .engine.text import render_seat
 from .options import check_choice, check_finite, check_seed_option
 
-ENV_NAME = "lastwill_v1"
-ENV_VERSION = 1
 ILLEGAL_MODES = ("raise", "penalize")
 _CARDS = CATALOGUE.cards
 

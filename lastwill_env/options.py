@@ -15,6 +15,7 @@ import operator
 from typing import Any
 
 from .engine.config import ConfigError
+from .engine.plain import is_int
 from .engine.rng import MASK64, SEED_RANGE
 
 SHOWN_CHARS = 40  # a value longer than this is shown by its ends and its length
@@ -31,7 +32,7 @@ def shown(value: Any, limit: int = SHOWN_CHARS) -> str:
     """``repr(value)`` for a message, its middle left out when it is longer than `limit`: the
     first 20 and the last 8 characters and the length (digits of an integer, characters
     otherwise)."""
-    if isinstance(value, int) and not isinstance(value, bool):
+    if is_int(value):
         try:
             text = str(value)
         except ValueError:  # more digits than Python turns into text

@@ -394,6 +394,16 @@ def test_no_import_cycles_in_the_repository() -> None:
     )
 
 
+def test_the_state_checks_name_the_rules_nowhere_not_even_for_types() -> None:
+    """`engine/validate.py` is handed the rules (`Rules`) and types the state with a protocol
+    of its own (docs/DESIGN.md), so it imports `engine/game.py` nowhere, not even under
+    ``if TYPE_CHECKING:`` (where rule 7 would let a cycle pass)."""
+    module = "lastwill_env.engine.validate"
+    source = (REPO_ROOT / "lastwill_env" / "engine" / "validate.py").read_text(encoding="utf-8")
+    names = [name for _, name, _ in iter_imports(ast.parse(source), module, False)]
+    assert names and not [n for n in names if _is_within(n, "lastwill_env.engine.game")], names
+
+
 # --- the checker itself can fail --------------------------------------------------------
 
 

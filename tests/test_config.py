@@ -18,6 +18,7 @@ from lastwill_env.engine import (
     new_game,
 )
 from lastwill_env.engine.game import board_capacity
+from lastwill_env.engine.plain import is_int, is_number
 
 WILL_VALUES = list(range(70, 131, 10))
 
@@ -35,6 +36,16 @@ def test_num_players_rejected(bad):
     assert "2" in msg and "5" in msg
     with pytest.raises(ConfigError, match="num_players"):
         make_config(bad)
+
+
+@pytest.mark.parametrize(
+    ("value", "integer", "number"),
+    [(3, True, True), (-(2**70), True, True), (1.5, False, True), (True, False, False)]
+    + [(False, False, False), (float("nan"), False, False), (float("inf"), False, False)]
+    + [("3", False, False), (None, False, False), (3 + 0j, False, False)],
+)
+def test_plain_integers_and_numbers_are_never_booleans(value, integer, number):
+    assert (is_int(value), is_number(value)) == (integer, number)
 
 
 def test_config_error_is_a_value_error():

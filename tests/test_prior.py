@@ -22,8 +22,15 @@ from test_allseat import _cfg as _allseat_cfg  # noqa: E402
 from agents.arena import play_game  # noqa: E402
 from agents.policy import CheckpointError, NumpyPolicy, PolicyAgent, env_signature  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from agents.residual import check_prior_weight  # noqa: E402
 from lastwill_env.encoding import OBS_SIZE, encode_observation  # noqa: E402
-from lastwill_env.engine import NUM_ACTIONS, GameConfig, new_game, player_view  # noqa: E402
+from lastwill_env.engine import (  # noqa: E402
+    NUM_ACTIONS,
+    ConfigError,
+    GameConfig,
+    new_game,
+    player_view,
+)
 from lastwill_env.engine.game import GAME_OVER  # noqa: E402
 from training.allseat import (  # noqa: E402
     LEARNER,
@@ -173,6 +180,30 @@ def test_prior_settings_are_checked():
     with pytest.raises(TrainConfigError, match="scripted bot"):
         _cfg(prior="random")
     assert _cfg().prior == "racer"
+
+
+@pytest.mark.parametrize("weight", [1000.5, 1e39, np.inf, np.nan, -0.5])
+def test_settings_exploit_and_policy_files_share_one_prior_weight_range(tmp_path: Path, weight):
+    """`agents.residual.check_prior_weight`: a weight the settings refuse, `lastwill exploit`
+    and a policy refuse too, and the bound itself is allowed by all three."""
+    from training.exploit import ExploitError, exploit
+
+    with pytest.raises(TrainConfigError, match="use a number from 0 to 1000"):
+        _cfg(prior_weight=weight)
+    with pytest.raises(ExploitError, match="use a number from 0 to 1000"):
+        exploit("racer", 2, 10, tmp_path / "x", prior="racer", prior_weight=weight)
+    with pytest.raises(CheckpointError, match="bad prior 'racer' with weight"):
+        _flat_policy(weight=weight)
+    assert not (tmp_path / "x").exists()
+    assert _cfg(prior_weight=1000.0).prior_weight == _flat_policy(weight=1000).prior_weight
+
+
+@pytest.mark.parametrize("weight", [True, np.float32(2.0), "2", None, [2.0]])
+def test_a_prior_weight_is_a_plain_int_or_float(weight):
+    with pytest.raises(ConfigError, match=r"prior_weight=.* is not allowed; use a number from 0"):
+        check_prior_weight(weight)
+    assert check_prior_weight(2) == 2.0 and isinstance(check_prior_weight(2), float)
+    assert check_prior_weight(np.float64(0.0)) == 0.0
 
 
 def test_the_rollout_samples_over_the_prior_and_the_update_uses_the_same_logits():

@@ -18,6 +18,8 @@ from training.seating import (
     draw_player_count,
     draw_seat,
     draw_table,
+    is_count_list,
+    is_count_weights,
 )
 
 
@@ -25,6 +27,27 @@ def test_player_count_follows_the_weights():
     cfg = SimpleNamespace(num_players=[2, 3, 4], player_weights=[0.0, 1.0, 0.0])
     rng = random.Random(0)
     assert {draw_player_count(rng, cfg) for _ in range(50)} == {3}
+
+
+@pytest.mark.parametrize("counts", [[2], [5, 3], [2, 3, 4, 5]])
+def test_a_mix_of_counts_is_a_list_of_distinct_player_counts(counts):
+    assert is_count_list(counts)
+    assert is_count_weights([1.0] * len(counts), counts)
+
+
+@pytest.mark.parametrize("counts", [[], [2, 2], [1], [6], [True], [2.0], (2, 3), 2, None, ["2"]])
+def test_other_counts_are_not_a_mix(counts):
+    assert not is_count_list(counts)
+
+
+@pytest.mark.parametrize(
+    "weights",
+    [[1.0], [1.0, 1.0, 1.0], [0.0, 0.0], [-1.0, 2.0], [1.0, float("nan")], [1.0, float("inf")]]
+    + [[True, 1.0], [1.0, "1"], (1.0, 1.0), None],
+)
+def test_the_weights_are_one_finite_non_negative_number_per_count_with_a_positive_sum(weights):
+    assert not is_count_weights(weights, [2, 3])
+    assert is_count_weights([0.0, 2], [2, 3])
 
 
 def test_a_seat_is_a_bot_the_learner_or_a_snapshot_by_its_mix():

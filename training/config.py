@@ -9,15 +9,19 @@ not a number, a string is not a list), NaN and infinity, and out-of-range values
 
 from __future__ import annotations
 
-import math
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
 from agents.evaluate import PANEL
 from agents.readfile import read_data
-from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts, is_player_count
+from agents.residual import check_prior_weight
+from lastwill_env.engine.config import PLAYER_COUNTS, ConfigError, allowed_counts, is_player_count
+from lastwill_env.engine.plain import is_int, is_number
+
+from .seating import is_count_list, is_count_weights
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -29,16 +33,6 @@ BOTS_DEFAULT = ("random", "greedy", "speculator", "planner", "combiner", "racer"
 
 class TrainConfigError(ValueError):
     """A training setting that is not allowed."""
-
-
-def _is_int(v: Any) -> bool:
-    """An integer that is not a boolean."""
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_number(v: Any) -> bool:
-    """A finite int or float that is not a boolean."""
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 MAX_INT = 2**31 - 1
@@ -72,10 +66,10 @@ CHOICES = {
     "activation": ("tanh", "relu"),
 }
 BOOLS = ("pfsp", "progress", "init_new_prior", "init_critic")
-MAX_PRIOR_WEIGHT = 1000.0
 _UNIT = "use a finite number from 0 to 1"
-# name: (lower bound, bound excluded, upper bound or None, what is allowed)
-NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
+# name: (lower bound, bound excluded, upper bound or None, what is allowed), or the check of a
+# number whose range has its home elsewhere (it raises ConfigError)
+NUMBERS: dict[str, tuple[float, bool, float | None, str] | Callable[[Any], Any]] = {
     "learning_rate": (0.0, True, None, "use a finite positive number, e.g. 0.0003"),
     "ent_coef": (0.0, False, None, "use a finite non-negative number"),
     "vf_coef": (0.0, False, None, "use a finite non-negative number"),
@@ -87,9 +81,7 @@ NUMBERS: dict[str, tuple[float, bool, float | None, str]] = {
     "p_bots_min": (0.0, False, 1.0, _UNIT),
     "p_bot_table": (0.0, False, 1.0, _UNIT),
     "p_bot_seat": (0.0, False, 1.0, _UNIT),
-    # a logit bonus, bounded: 1000 is far past making the prior's choice certain, and the
-    # float32 logits cannot hold much larger weights (1e39 is inf there)
-    "prior_weight": (0.0, False, MAX_PRIOR_WEIGHT, "use a number from 0 to 1000 (0 with no prior)"),
+    "prior_weight": check_prior_weight,  # a logit bonus (agents.residual)
     "exploiter_gate": (-1.0, False, 1.0, "use a finite number from -1 to 1"),
     "kickstart_coef": (0.0, False, None, "use a finite non-negative number (0 = off)"),
 }
@@ -208,20 +200,20 @@ class TrainConfig:
         """Counts, sizes and schedules: integers (not booleans) in their ranges."""
         for name in POSITIVE_INTS:
             v = getattr(self, name)
-            if not _is_int(v) or not 1 <= v <= MAX_INT:
+            if not is_int(v) or not 1 <= v <= MAX_INT:
                 allowed = f"use a positive integer (at most {MAX_INT})" + HINTS.get(name, "")
                 raise self._bad(name, allowed)
-        if not _is_int(self.batch_size) or not 2 <= self.batch_size <= MAX_INT:
+        if not is_int(self.batch_size) or not 2 <= self.batch_size <= MAX_INT:
             raise self._bad("batch_size", "use an integer of at least 2")
-        if not _is_int(self.seed) or not 0 <= self.seed <= MAX_INT:
+        if not is_int(self.seed) or not 0 <= self.seed <= MAX_INT:
             raise self._bad("seed", f"use an integer from 0 to {MAX_INT}")
         for name in NON_NEGATIVE_INTS:
             v = getattr(self, name)
-            if not _is_int(v) or not 0 <= v <= MAX_INT:
+            if not is_int(v) or not 0 <= v <= MAX_INT:
                 raise self._bad(name, "use 0 (off) or a positive integer")
         if self.exploiter_every and self.mode != "all_seat":
             raise self._bad("exploiter_every", "exploiters need mode = all_seat (or set it to 0)")
-        if not _is_int(self.torch_threads) or not 0 <= self.torch_threads <= 1024:
+        if not is_int(self.torch_threads) or not 0 <= self.torch_threads <= 1024:
             raise self._bad("torch_threads", "use 0 (one per core) or a positive integer")
 
     def _check_start_policy(self) -> None:
@@ -239,36 +231,37 @@ class TrainConfig:
         for name in BOOLS:
             if not isinstance(getattr(self, name), bool):
                 raise self._bad(name, "use true or false")
-        for name, (lo, lo_open, hi, text) in NUMBERS.items():
-            v = getattr(self, name)
-            if not _is_number(v) or (v <= lo if lo_open else v < lo) or (hi is not None and v > hi):
-                raise self._bad(name, text)
+        for name, rule in NUMBERS.items():
+            self._check_number(name, rule)
         if self.p_latest + self.p_bots_min > 1.0 + 1e-9:
             raise TrainConfigError(
                 f"p_latest + p_bots_min = {self.p_latest + self.p_bots_min} exceeds 1"
             )
 
+    def _check_number(self, name: str, rule: Any) -> None:
+        """One setting of `NUMBERS`: a finite number (not a boolean) within its bounds, or one
+        that its own check takes."""
+        v = getattr(self, name)
+        if callable(rule):
+            try:
+                rule(v)
+            except ConfigError as e:
+                raise TrainConfigError(str(e)) from None
+            return
+        lo, lo_open, hi, text = rule
+        if not is_number(v) or (v <= lo if lo_open else v < lo) or (hi is not None and v > hi):
+            raise self._bad(name, text)
+
     def _check_game_mix(self) -> None:
         """The training player counts (`lastwill_env.engine.config.PLAYER_COUNTS`) and their
-        weights."""
+        weights, by the rule of the draw (`training.seating`)."""
         counts = self.num_players
-        if (
-            not isinstance(counts, list)
-            or not counts
-            or not all(is_player_count(p) for p in counts)
-            or len(set(counts)) != len(counts)
-        ):
+        if not is_count_list(counts):
             raise self._bad(
                 "num_players",
                 f"use a list of distinct player counts, each one of {allowed_counts()}",
             )
-        w = self.player_weights
-        if (
-            not isinstance(w, list)
-            or len(w) != len(counts)
-            or any(not _is_number(x) or x < 0 for x in w)
-            or sum(w) <= 0
-        ):
+        if not is_count_weights(self.player_weights, counts):
             raise self._bad(
                 "player_weights",
                 f"use a list of {len(counts)} finite non-negative numbers "
@@ -279,7 +272,7 @@ class TrainConfig:
         if (
             not isinstance(self.net_arch, list)
             or not self.net_arch
-            or any(not _is_int(h) or not 1 <= h <= 65536 for h in self.net_arch)
+            or any(not is_int(h) or not 1 <= h <= 65536 for h in self.net_arch)
         ):
             raise self._bad("net_arch", "use a list of positive layer widths, e.g. [128, 128]")
 
@@ -287,7 +280,7 @@ class TrainConfig:
         """The evaluation's player count: one allowed count, or a list of distinct ones."""
         enp = self.eval_num_players
         if isinstance(enp, list):
-            if not enp or not all(is_player_count(k) for k in enp) or len(set(enp)) != len(enp):
+            if not is_count_list(enp):
                 raise self._bad(
                     "eval_num_players", f"use {allowed_counts()}, or a list of distinct counts"
                 )
@@ -336,7 +329,7 @@ class TrainConfig:
         kp = self.kickstart_players
         if (
             not isinstance(kp, list)
-            or any(not _is_int(k) or k not in self.num_players for k in kp)
+            or any(not is_int(k) or k not in self.num_players for k in kp)
             or len(set(kp)) != len(kp)
         ):
             raise self._bad(
@@ -406,7 +399,7 @@ class TrainConfig:
         for k, v in data.items():
             if "list" in str(kinds[k]) and isinstance(v, tuple):
                 v = list(v)
-            if "float" in str(kinds[k]) and isinstance(v, int) and not isinstance(v, bool):
+            if "float" in str(kinds[k]) and is_int(v):
                 v = float(v)
             clean[k] = v
         return cls(**clean)

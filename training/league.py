@@ -23,6 +23,7 @@ from .config import TrainConfig
 from .exploit import exploit
 from .pool import PoolRegistry, SnapshotInfo
 from .rundir import rel
+from .seating import draw_player_count
 
 __all__ = ["LEAGUE", "League", "train_exploiter"]
 
@@ -32,7 +33,7 @@ def train_exploiter(run: Path, main: Path, cfg: TrainConfig, step: int, rng) -> 
     `step`), started from its weights and trained only against it, at a player count drawn
     with `rng` from the run's mix; it joins the pool when its win rate against `main` on fresh
     deals is above chance by `exploiter_gate` ("joined")."""
-    n = rng.choices(cfg.num_players, weights=cfg.player_weights)[0]
+    n = draw_player_count(rng, cfg)
     ex_id = f"exploiter_{step}_{n}p"
     rep = exploit(
         f"ppo:{main}",

@@ -32,6 +32,7 @@ from agents.readfile import read_json
 from agents.registry import make_agent
 from agents.safeio import write_json
 from lastwill_env.encoding import OBS_SIZE, encode_observation
+from lastwill_env.engine.plain import is_int
 
 from .seating import BOT, BOT_TABLE, SNAPSHOT, draw_seat, draw_table
 
@@ -103,7 +104,7 @@ class PoolRegistry:
         if not isinstance(data, dict) or not isinstance(data.get("snapshots"), list):
             raise ValueError(f'{path} must be a JSON object with a "snapshots" list')
         window = data.get("window", 10)
-        if not isinstance(window, int) or isinstance(window, bool) or window < 1:
+        if not is_int(window) or window < 1:
             raise ValueError(f"{path}: 'window' must be a positive integer, got {window!r}")
         kinds = {
             "id": str,

@@ -58,6 +58,7 @@ import numpy as np
 
 from agents.policy import CheckpointError
 from agents.raystart import init_ray
+from lastwill_env.engine.plain import is_int
 
 from . import checkpoint as ckpt_io
 from .config import TrainConfig, TrainConfigError
@@ -94,10 +95,10 @@ class RLlibSettings:
     def __post_init__(self) -> None:
         for name in ("env_runners", "num_cpus"):
             v = getattr(self, name)
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            if not is_int(v) or v < 0:
                 raise TrainConfigError(f"{name}={v!r} is not allowed; use an integer >= 0")
         v = self.envs_per_runner
-        if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+        if not is_int(v) or v < 1:
             raise TrainConfigError(f"envs_per_runner={v!r} is not allowed; use an integer >= 1")
         if not isinstance(self.ray_address, str):
             raise TrainConfigError(

@@ -25,6 +25,7 @@ from typing import Any
 
 from agents.policy import CheckpointError
 from agents.safeio import DestinationError, check_directory, write_json
+from lastwill_env.engine.plain import is_int
 
 from .checkpoint import checkpoint_base, load_checkpoint
 from .config import TrainConfig, TrainConfigError
@@ -127,25 +128,21 @@ def _read_json(path: Path, what: str) -> Any:
         ) from None
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 # entry: (test, what is allowed)
 _STATE_ENTRIES: dict[str, tuple[Any, str]] = {
-    "step": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+    "step": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
     "checkpoint": (lambda v: v is None or isinstance(v, str), "a checkpoint path or null"),
     "config": (lambda v: isinstance(v, dict), "the run's settings (a JSON object)"),
-    "next_snapshot": (_is_int, "an integer step"),
-    "next_eval": (_is_int, "an integer step"),
-    "next_checkpoint": (_is_int, "an integer step"),
+    "next_snapshot": (is_int, "an integer step"),
+    "next_eval": (is_int, "an integer step"),
+    "next_checkpoint": (is_int, "an integer step"),
 }
 
 
 def _check_best(v: Any) -> bool:
     return v is None or (
         isinstance(v, dict)
-        and _is_int(v.get("step"))
+        and is_int(v.get("step"))
         and isinstance(v.get("checkpoint"), str)
         and isinstance(v.get("mean_win_rate"), (int, float))
         and not isinstance(v.get("mean_win_rate"), bool)
@@ -159,7 +156,7 @@ def _is_seconds(v: Any) -> bool:
 _OPTIONAL_ENTRIES: dict[str, tuple[Any, str]] = {
     "best": (_check_best, "null or {step, mean_win_rate, checkpoint}"),
     "evals": (lambda v: isinstance(v, list), "a list of evaluations"),
-    "invalid_actions": (lambda v: _is_int(v) and v >= 0, "a non-negative integer"),
+    "invalid_actions": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
     "bc": (lambda v: isinstance(v, dict), "the warm start's fit (a JSON object)"),
     RANDOM_STATE: (lambda v: isinstance(v, dict), "the training's random state (a JSON object)"),
     "wall_seconds": (_is_seconds, "a non-negative number of seconds"),

@@ -3,7 +3,10 @@
 One rule for the all-seat rollout (`training.allseat.rollout.Rollout.new_game`), the single-seat
 env's pool (`training.pool.OpponentPool.draw`), and through the rollout the exploiters' tables:
 
-- The player count is drawn from `num_players` with `player_weights` (`draw_player_count`).
+- The player count is drawn from `num_players` with `player_weights` (`draw_player_count`):
+  distinct player counts (`is_count_list`, which the evaluation's list of counts keeps too) and
+  one finite non-negative weight each, with a positive sum (`is_count_weights`). A training
+  run's settings and expert iteration's are checked with these two.
 - The learner takes one seat drawn uniformly (`draw_learner_seat`; the single-seat env draws
   its own, `lastwill_env.single_seat`).
 - The table (`draw_table`): with probability `p_bot_table` one pool bot, drawn once, holds every
@@ -25,8 +28,32 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from lastwill_env.engine.config import is_player_count
+from lastwill_env.engine.plain import is_number
+
 MIXED, BOT_TABLE, REVERSE = "mixed", "bot_table", "reverse"
 BOT, LEARNER, SNAPSHOT = "bot", "learner", "snapshot"
+
+
+def is_count_list(counts: Any) -> bool:
+    """A list of distinct allowed player counts, not empty."""
+    return (
+        isinstance(counts, list)
+        and bool(counts)
+        and all(is_player_count(k) for k in counts)
+        and len(set(counts)) == len(counts)
+    )
+
+
+def is_count_weights(weights: Any, counts: Sequence[int]) -> bool:
+    """A list of one finite non-negative number (not a bool) per entry of `counts`, with a
+    positive sum."""
+    return (
+        isinstance(weights, list)
+        and len(weights) == len(counts)
+        and all(is_number(x) and x >= 0 for x in weights)
+        and sum(weights) > 0
+    )
 
 
 def draw_player_count(rng: random.Random, cfg: Any) -> int:

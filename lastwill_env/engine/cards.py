@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .config import PLAYER_COUNTS
+from .plain import is_int
 
 __all__ = [
     "COMPANIONS",
@@ -199,10 +200,6 @@ class Catalogue:
 # field schema
 
 
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
 class _Ctx:
     """Formats error messages for one card."""
 
@@ -221,13 +218,13 @@ class _Ctx:
 
 
 def _nonneg(ctx: _Ctx, fld: str, v: Any) -> int:
-    if not _is_int(v) or v < 0:
+    if not is_int(v) or v < 0:
         raise ctx.fail(fld, "a non-negative integer", v)
     return v
 
 
 def _use_actions(ctx: _Ctx, fld: str, v: Any) -> int:
-    if not _is_int(v) or v < -1:
+    if not is_int(v) or v < -1:
         raise ctx.fail(fld, "an integer >= 0, or -1 for 'cannot be used'", v)
     return v
 
@@ -270,14 +267,14 @@ def _pairs(first: str):
             raise ctx.fail(fld, desc, v)
         out = []
         for item in v:
-            if not isinstance(item, list) or len(item) != 2 or not _is_int(item[1]) or item[1] < 0:
+            if not isinstance(item, list) or len(item) != 2 or not is_int(item[1]) or item[1] < 0:
                 raise ctx.fail(fld, desc, v)
             if first == "companion":
                 if not isinstance(item[0], str) or item[0] not in COMPANIONS:
                     raise ctx.fail(fld, desc, v)
                 out.append((COMPANIONS.index(item[0]), item[1]))
             else:
-                if not _is_int(item[0]) or item[0] < 0:
+                if not is_int(item[0]) or item[0] < 0:
                     raise ctx.fail(fld, desc, v)
                 out.append((item[0], item[1]))
         return tuple(out)
@@ -286,7 +283,7 @@ def _pairs(first: str):
 
 
 def _values(ctx: _Ctx, fld: str, v: Any) -> tuple[int, ...]:
-    if not isinstance(v, list) or not v or not all(_is_int(x) and x >= 0 for x in v):
+    if not isinstance(v, list) or not v or not all(is_int(x) and x >= 0 for x in v):
         raise ctx.fail(fld, "a non-empty list of non-negative integers", v)
     return tuple(v)
 
@@ -314,7 +311,7 @@ def _training(ctx: _Ctx, fld: str, v: Any) -> tuple[int, int, int]:
     if (
         not isinstance(v, dict)
         or set(v) != set(_TRAINING_KEYS)
-        or not all(_is_int(x) and x >= 0 for x in v.values())
+        or not all(is_int(x) and x >= 0 for x in v.values())
     ):
         raise ctx.fail(fld, desc, v)
     return tuple(v[k] for k in _TRAINING_KEYS)  # type: ignore[return-value]
@@ -597,7 +594,7 @@ def _bfail(path: str, expected: str, got: Any) -> CardDataError:
 
 
 def _bint(path: str, v: Any, lo: int | None = 0, hi: int | None = None) -> int:
-    if not _is_int(v) or (lo is not None and v < lo) or (hi is not None and v > hi):
+    if not is_int(v) or (lo is not None and v < lo) or (hi is not None and v > hi):
         rng = (
             f"an integer in {lo}..{hi}"
             if hi is not None
@@ -715,7 +712,7 @@ def _parse_board(raw: Any, cards: tuple[CardSpec, ...]) -> dict[str, Any]:
     if (
         not isinstance(mods, list)
         or len(mods) != len(PROPERTY_TYPES)
-        or not all(_is_int(m) for m in mods)
+        or not all(is_int(m) for m in mods)
         or len(set(mods)) != len(mods)
     ):
         raise _bfail("modifiers", f"a list of {len(PROPERTY_TYPES)} distinct integers", mods)

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from .plain import is_int
+
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
 # every allowed player count, smallest first: the one home of the range (docs/RULES.md §2-3)
@@ -27,7 +29,7 @@ class ConfigError(ValueError):
 
 def is_player_count(n: Any) -> bool:
     """True for an int (not a bool) in `PLAYER_COUNTS`."""
-    return isinstance(n, int) and not isinstance(n, bool) and n in PLAYER_COUNTS
+    return is_int(n) and n in PLAYER_COUNTS
 
 
 def allowed_counts() -> str:
@@ -61,7 +63,7 @@ class GameConfig:
             raise ConfigError(f"starting_money={sm!r} is not allowed; choose one of {allowed}")
         bs = self.board_spaces
         lo, hi = BOARD_SPACES_RANGE
-        if not isinstance(bs, int) or isinstance(bs, bool) or not lo <= bs <= hi:
+        if not is_int(bs) or not lo <= bs <= hi:
             raise ConfigError(
                 f"board_spaces={bs!r} is not allowed; choose an integer from {lo} to {hi} "
                 f"(default 5)"

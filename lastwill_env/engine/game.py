@@ -71,6 +71,7 @@ from .actions import (
 )
 from .cards import CATALOGUE, COMPANIONS, DECKS, PROPERTY_TYPES
 from .config import GameConfig
+from .plain import is_int
 from .tables import (  # noqa: F401 - re-exported: the rules' constants live there
     ADDON_PHASE,
     BALL_PHASE,
@@ -381,7 +382,7 @@ def new_game(config: GameConfig | int = 4, seed: int = 0) -> GameState:
     """A new game at its first decision: round 1, keep 2 of the 6 starting cards. `seed` is an
     int from 0 to 2**64 - 1 (`rng.check_seed`; other values raise ValueError naming the range),
     and distinct seeds deal distinct games."""
-    if isinstance(config, int) and not isinstance(config, bool):
+    if is_int(config):
         config = GameConfig(num_players=config)
     if not isinstance(config, GameConfig):
         raise TypeError(f"config must be a GameConfig or a player count, got {config!r}")

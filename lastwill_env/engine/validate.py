@@ -29,11 +29,12 @@ bound), nor the tiles against the printed set (each only within the printed tile
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from .actions import NUM_ACTIONS
 from .cards import CATALOGUE, DECK_COUNTS, DECKS, CardSpec
 from .config import STARTING_MONEY_CHOICES, GameConfig
+from .plain import is_int
 from .rng import MASK64
 from .tables import (
     ADDON_PHASE,
@@ -67,18 +68,67 @@ from .tables import (
     WILD_PHASE,
 )
 
-if TYPE_CHECKING:
-    from .game import GameState
+
+class State(Protocol):
+    """What these checks read of a loaded `GameState` (`lastwill_env.engine.game`), which
+    `GameState.from_dict` hands in: typed here, so that this module does not import the rules,
+    not even for their types."""
+
+    cfg: GameConfig
+    n: int
+    seed: int | None
+    round: int
+    phase: int
+    cur: int | None
+    money: list[int]
+    nprops: list[int]
+    hands: list[list[int]]
+    boards: list[list[int]]
+    ext: list[int]
+    step: list[int]
+    filled: list[int]
+    used: list[int]
+    priv: list[int]
+    decks: list[list[int]]
+    special: list[int]
+    discards: list[list[int]]
+    hidden: list[int]
+    box: list[int]
+    jokers: list[int]
+    offer: list[int | None]
+    tokens: list[int]
+    ext_left: int
+    plans: list[int]
+    blocked: list[int]
+    plan_seq: tuple[int, ...]
+    plan_i: int
+    order: tuple[int, ...]
+    errand_seq: tuple[int, ...]
+    errand_i: int
+    turn_i: int
+    resolving: int | None
+    using: int | None
+    known: list[list[int]]
+    res_addon: int
+    res_left: int
+    keep_sel: list[int]
+    discard_seq: tuple[int, ...]
+    discard_i: int
+    history: list[int]
+    results: dict[str, Any] | None
+    _legal: list[int] | None
+
+    def clone(self) -> State: ...
 
 
 class Rules(NamedTuple):
     """The rules a loaded state is checked against (`GameState.from_dict` passes the
     engine's): handed in, so that this module and the rules do not import each other."""
 
-    new_game: Callable[[GameConfig, int], GameState]
-    apply_action: Callable[[GameState, int], None]
-    legal_actions: Callable[[GameState], list[int]]
-    results: Callable[[GameState], dict[str, Any]]
+    new_game: Callable[[GameConfig, int], State]
+    apply_action: Callable[[State, int], None]
+    legal_actions: Callable[[State], list[int]]
+    results: Callable[[State], dict[str, Any]]
     illegal: type[Exception]  # what apply_action raises for an action outside the legal set
 
 
@@ -94,10 +144,6 @@ class StateError(ValueError):
 # Field checks: (value, players, config) -> problem or None
 
 Check = Callable[[Any, int, GameConfig], "str | None"]
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 _INT_TYPE = {int}
@@ -126,11 +172,11 @@ class _Range:
 
     def __call__(self, v: Any, n: int, cfg: GameConfig) -> str | None:
         lo, hi = self.bounds(n, cfg)
-        if _is_int(v) and (lo is None or v >= lo) and (hi is None or v <= hi):
+        if is_int(v) and (lo is None or v >= lo) and (hi is None or v <= hi):
             return None
         if self.what:
             return f"expected {self.what(n, cfg) if callable(self.what) else self.what}, got {v!r}"
-        if not _is_int(v):
+        if not is_int(v):
             return f"expected an integer, got {v!r}"
         span = f"{'...' if lo is None else lo}..{'...' if hi is None else hi}"
         return f"{v} is out of range {span}" + (f" ({self.why})" if self.why else "")
@@ -206,7 +252,7 @@ def optional_dict(v: Any, n: int, cfg: GameConfig) -> str | None:
 def game_seed(v: Any, n: int, cfg: GameConfig) -> str | None:
     """A deal seed (0..2**64 - 1, as `new_game` takes), or null for a position that was not
     dealt: arranged by hand (builders) or determinized."""
-    if v is None or (_is_int(v) and 0 <= v <= MASK64):
+    if v is None or (is_int(v) and 0 <= v <= MASK64):
         return None
     return f"expected a game seed 0..2**64 - 1 or null, got {v!r}"
 
@@ -406,7 +452,7 @@ _SPECIAL, _JOKER_DECK, _WILL_DECK = 4, 5, 6
 _ON_BOARD = (K_HELPER, K_EXPENSE, K_PROPERTY)
 
 
-def _card_places(s: GameState) -> tuple[str, str] | None:
+def _card_places(s: State) -> tuple[str, str] | None:
     seen: dict[int, str] = {}
     places: list[tuple[str, list[int] | tuple[int, ...], Callable[[int], bool] | None]] = []
     for d in _DECK_PILES:
@@ -436,18 +482,18 @@ def _card_places(s: GameState) -> tuple[str, str] | None:
     return None
 
 
-def _hidden(s: GameState) -> str | None:
+def _hidden(s: State) -> str | None:
     for d in _DECK_PILES:
         if s.hidden[d] > len(s.discards[d]):
             return f"{s.hidden[d]} face-down cards in discard pile {d} of {len(s.discards[d])}"
     return None
 
 
-def _on_board(s: GameState) -> set[int]:
+def _on_board(s: State) -> set[int]:
     return {c for b in s.boards for c in b}
 
 
-def _card_marks(s: GameState) -> str | None:
+def _card_marks(s: State) -> str | None:
     board = _on_board(s)
     for c in range(NUM_CARDS):
         spec = CARDS[c]
@@ -464,7 +510,7 @@ def _card_marks(s: GameState) -> str | None:
     return None
 
 
-def _nprops(s: GameState) -> str | None:
+def _nprops(s: State) -> str | None:
     for p in range(s.n):
         owned = sum(1 for c in s.boards[p] if KIND[c] == K_PROPERTY)
         if (
@@ -479,7 +525,7 @@ def _nprops(s: GameState) -> str | None:
     return None
 
 
-def _boards(s: GameState) -> str | None:
+def _boards(s: State) -> str | None:
     for p in range(s.n):
         cap = s.cfg.board_spaces + s.ext[p]
         if len(s.boards[p]) > cap:
@@ -487,7 +533,7 @@ def _boards(s: GameState) -> str | None:
     return None
 
 
-def _tokens(s: GameState) -> str | None:
+def _tokens(s: State) -> str | None:
     out = [0, 0, 0, 0]
     for c in _on_board(s):
         for t, _ in CARDS[c].slots[: s.filled[c]]:
@@ -501,7 +547,7 @@ def _tokens(s: GameState) -> str | None:
     return None
 
 
-def _ext(s: GameState) -> str | None:
+def _ext(s: State) -> str | None:
     if sum(s.ext) + s.ext_left != CATALOGUE.extensions:
         return (
             f"{sum(s.ext)} extensions on boards and {s.ext_left} left; there are "
@@ -510,33 +556,33 @@ def _ext(s: GameState) -> str | None:
     return None
 
 
-def _money(s: GameState) -> str | None:
+def _money(s: State) -> str | None:
     for p in range(s.n):
         if s.nprops[p] and s.money[p] < 0:
             return f"seat {p} owns a property but has £{s.money[p]} (docs/RULES.md §5)"
     return None
 
 
-def _plan_spaces(s: GameState) -> str | None:
+def _plan_spaces(s: State) -> str | None:
     chosen = [p for p in s.plans if p >= 0]
     if len(set(chosen)) != len(chosen) or set(chosen) & set(s.blocked):
         return f"plan spaces {s.plans} are taken twice (blocked: {s.blocked})"
     return None
 
 
-def _blocked(s: GameState) -> str | None:
+def _blocked(s: State) -> str | None:
     if len(set(s.blocked)) != len(s.blocked) or len(s.blocked) > (2 if s.n == 2 else 0):
         return f"{s.blocked} cannot be blocked at {s.n} players"
     return None
 
 
-def _order(s: GameState) -> str | None:
+def _order(s: State) -> str | None:
     if s.order and sorted(s.order) != list(range(s.n)):
         return f"{s.order} is not a turn order of {s.n} seats"
     return None
 
 
-def _at(seq: tuple[int, ...], i: int, name: str, s: GameState) -> str | None:
+def _at(seq: tuple[int, ...], i: int, name: str, s: State) -> str | None:
     if i >= len(seq):
         return f"{name} {i} is past the end of {list(seq)}"
     if s.cur != seq[i]:
@@ -544,7 +590,7 @@ def _at(seq: tuple[int, ...], i: int, name: str, s: GameState) -> str | None:
     return None
 
 
-def _phase(s: GameState) -> str | None:
+def _phase(s: State) -> str | None:
     ph = s.phase
     name = PHASE_NAMES[ph]
     if (ph == GAME_OVER) != (s.cur == -1):
@@ -607,7 +653,7 @@ def _phase(s: GameState) -> str | None:
     return None
 
 
-def _known(s: GameState) -> str | None:
+def _known(s: State) -> str | None:
     """§10: the cards recorded as publicly known in a hand are in that hand."""
     for p in range(s.n):
         k = s.known[p]
@@ -616,7 +662,7 @@ def _known(s: GameState) -> str | None:
     return None
 
 
-def _results_match(s: GameState, rules: Rules) -> str | None:
+def _results_match(s: State, rules: Rules) -> str | None:
     if s.results is None:
         return None
     try:
@@ -631,10 +677,10 @@ def _results_match(s: GameState, rules: Rules) -> str | None:
 # The last deal replayed by `_history` (one entry: config, seed, decisions, state reached, never
 # changed once stored). Loading the positions of one game in order (a viewer stepping through
 # it, a test round-tripping each position) then plays each decision once, not once per load.
-_replayed: list[tuple[GameConfig, int, list[int], GameState]] = []
+_replayed: list[tuple[GameConfig, int, list[int], State]] = []
 
 
-def _replay_from_deal(s: GameState, rules: Rules) -> tuple[GameState, int | None]:
+def _replay_from_deal(s: State, rules: Rules) -> tuple[State, int | None]:
     """The state `s.history` reaches from the deal of `s.seed`, and the index of the first
     decision that is not legal there (None when every decision is)."""
     dealt, start = None, 0
@@ -654,7 +700,7 @@ def _replay_from_deal(s: GameState, rules: Rules) -> tuple[GameState, int | None
     return dealt, None
 
 
-def _history(s: GameState, rules: Rules) -> str | None:
+def _history(s: State, rules: Rules) -> str | None:
     """The recorded decisions, played from the deal of `seed`, reach this very state. A state
     with seed null (arranged by hand or determinized) has no deal to replay from."""
     if s.seed is None:
@@ -675,7 +721,7 @@ def _history(s: GameState, rules: Rules) -> str | None:
     return None
 
 
-def _legal(s: GameState, rules: Rules) -> str | None:
+def _legal(s: State, rules: Rules) -> str | None:
     if s.phase == GAME_OVER:
         return None
     try:
@@ -691,7 +737,7 @@ def _legal(s: GameState, rules: Rules) -> str | None:
 
 # (field blamed, check), in order: a later check may rely on an earlier one. A check may also
 # return (field, problem) to blame another field. The last ones play the rules (`Rules`).
-RELATIONS: list[tuple[str, Callable[[GameState], Any]]] = [
+RELATIONS: list[tuple[str, Callable[[State], Any]]] = [
     ("decks", _card_places),
     ("hidden", _hidden),
     ("step", _card_marks),
@@ -706,14 +752,14 @@ RELATIONS: list[tuple[str, Callable[[GameState], Any]]] = [
     ("known", _known),
     ("phase", _phase),
 ]
-RULE_RELATIONS: list[tuple[str, Callable[[GameState, Rules], Any]]] = [
+RULE_RELATIONS: list[tuple[str, Callable[[State, Rules], Any]]] = [
     ("results", _results_match),
     ("phase", _legal),
     ("history", _history),
 ]
 
 
-def check_state(s: GameState, rules: Rules) -> None:
+def check_state(s: State, rules: Rules) -> None:
     """The relations of a built state (after `check_fields`), the rules' own last."""
     checks = [(name, check, ()) for name, check in RELATIONS]
     checks += [(name, check, (rules,)) for name, check in RULE_RELATIONS]

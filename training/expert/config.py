@@ -3,25 +3,18 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts, is_player_count
+from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts
+from lastwill_env.engine.plain import is_int, is_number
 
+from ..seating import is_count_list, is_count_weights
 from .targets import POLICY_TARGETS
 
 
 class ExpertConfigError(ValueError):
     """A setting of expert iteration that is not allowed."""
-
-
-def _is_int(v: Any) -> bool:
-    return isinstance(v, int) and not isinstance(v, bool)
-
-
-def _is_num(v: Any) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
 
 
 MAX_ITERATIONS = 100_000  # the most iterations of a run (their samples' numbers)
@@ -99,13 +92,13 @@ class ExpertConfig:
     def validate(self) -> None:
         for name, lo, hi in _INTS:
             v = getattr(self, name)
-            if not _is_int(v) or not lo <= v <= hi:
+            if not is_int(v) or not lo <= v <= hi:
                 raise ExpertConfigError(
                     f"{name}={v!r} is not allowed; use an integer from {lo} to {hi}"
                 )
         for name, lo, hi in _NUMS:
             v = getattr(self, name)
-            if not _is_num(v) or not lo <= v <= hi:
+            if not is_number(v) or not lo <= v <= hi:
                 raise ExpertConfigError(
                     f"{name}={v!r} is not allowed; use a number from {lo} to {hi}"
                 )
@@ -154,23 +147,13 @@ class ExpertConfig:
     def _check_counts(self) -> None:
         for name in ("num_players", "eval_num_players"):
             v = getattr(self, name)
-            if (
-                not isinstance(v, list)
-                or not v
-                or not all(is_player_count(k) for k in v)
-                or len(set(v)) != len(v)
-            ):
+            if not is_count_list(v):
                 raise ExpertConfigError(
                     f"{name}={v!r} is not allowed; give distinct player counts, "
                     f"each {allowed_counts()}"
                 )
         w = self.player_weights
-        if (
-            not isinstance(w, list)
-            or len(w) != len(self.num_players)
-            or not all(_is_num(x) and x >= 0 for x in w)
-            or not sum(w) > 0
-        ):
+        if not is_count_weights(w, self.num_players):
             raise ExpertConfigError(
                 f"player_weights={w!r} is not allowed; give {len(self.num_players)} non-negative "
                 f"numbers (one per count of num_players), not all 0"

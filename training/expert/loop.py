@@ -50,6 +50,7 @@ import numpy as np
 from agents.deals import derive_seed, training_seed
 from agents.readfile import read_json
 from agents.safeio import DestinationError, check_directory, write_json, write_with
+from lastwill_env.engine.plain import is_int
 
 from ..runlock import LOCK, run_lock
 from ..seating import draw_player_count
@@ -76,7 +77,7 @@ def _say(cfg: ExpertConfig, notify: Callable[[str], None] | None, text: str) -> 
 # entry of state.json: (test, what is allowed)
 _STATE_ENTRIES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "iteration": (
-        lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= 0,
+        lambda v: is_int(v) and v >= 0,
         "a non-negative integer (the last finished iteration)",
     ),
     "config": (lambda v: isinstance(v, dict), "the run's settings (a JSON object)"),
