@@ -50,7 +50,8 @@ def plot(docs: list[dict], out: Path) -> None:
     for ax, n in zip(axes, COUNTS, strict=True):
         ax.axhline(1 / n, color="grey", lw=1, ls="--")
         ax.set(xscale="log", ylim=(0, 1), xlabel="training CPU-hours (one core)")
-        ax.set_title(f"{n} players: alone vs {n - 1} copies of each bot", fontsize=10)
+        copies = "1 copy" if n == 2 else f"{n - 1} copies"
+        ax.set_title(f"{n} players: alone vs {copies} of each bot", fontsize=10)
         ax.xaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda x, _: f"{x:g}"))
         ax.xaxis.set_minor_formatter(matplotlib.ticker.NullFormatter())
         ax.grid(alpha=0.3)
