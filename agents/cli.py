@@ -707,7 +707,8 @@ def paired_footnotes(paired) -> list[str]:
         )
     if flat:
         names = ", ".join(f"{display_name(r['a'])} vs {display_name(r['b'])}" for r in flat)
-        lines.append(f"* no spread ({names}): every deal gave the same difference")
+        where = "in any pair" if len(flat) == len(paired) > 1 else f"({names})"
+        lines.append(f"* no spread {where}: every deal gave the same difference")
     return lines
 
 

@@ -260,3 +260,7 @@ def test_small_sample_footnotes_are_said_once_not_per_pair():
         "* no spread (greedy vs random): every deal gave the same difference",
     ]
     assert paired_footnotes([pair("racer", "random", 40, None)]) == []
+    every = [pair("a", "b", 10, f"{few}; {flat}"), pair("a", "c", 10, f"{few}; {flat}")]
+    assert paired_footnotes(every)[-1] == (
+        "* no spread in any pair: every deal gave the same difference"
+    )
