@@ -178,6 +178,8 @@ def strength_tables(*docs: dict, margin: float = 0.0) -> str:
     for n in sorted({x["num_players"] for x in tables}):
         for bot in bots:
             alone, rev = by.get((n, f"vs_{bot}")), by.get((n, f"{bot}_vs"))
+            if alone is None and rev is None:
+                continue  # a bot not played at this count
             cells = []
             for x in (alone, rev):
                 if x is None:
@@ -608,6 +610,16 @@ SECTIONS = (
         "alone against n-1 copies of each bot on the test deals: the baseline a new algorithm "
         'is placed against (docs/TRAINING.md, "From scratch"; docs/img/scratch_budget.png '
         "plots it). Each row's checkpoint comes from its training command, run on one core.",
+    ),
+    (
+        "The from-scratch policy `scratch_v1` against the racer and the reference",
+        "scratchv1",
+        "`ppo:scratch_v1` (`policies/scratch_v1.npz`, docs/MODELS.md): the scratch recipe's "
+        "network after 98 CPU-minutes, with no bot behind it, alone against n-1 racers at 3 "
+        "and 5 players (2 and 4 are in the table above), and against the shipped reference "
+        "(head to head at 2 players, alone against three copies at 4; one direction only: the "
+        "reverse columns stay empty). Its head-to-head intervals against the racer and the "
+        'sprinter at 2 players, paired over deals, are under "Paired comparisons".',
     ),
     (
         "The sprinter against the racer",
