@@ -84,6 +84,7 @@ from lastwill_env.engine.tables import (
     UNKNOWN_PHASE,
     WILD_PHASE,
 )
+from lastwill_env.engine.text import board_card
 
 from .arena import default_out_path as arena_out_path
 from .arena import derive_seed
@@ -509,19 +510,6 @@ def table_text(view: PlayerView, viewer: int, names: list[str]) -> str:
 # What changed since the person's last decision
 
 
-def _card_state(view: PlayerView, c: int) -> str:
-    """A board card with its value, tokens and used mark, as the table shows it."""
-    spec = CATALOGUE.cards[c]
-    bits = []
-    if spec.category == "property":
-        bits.append(f"value {spec.values[view.value_step[c]]}")
-    if spec.slots:
-        bits.append(f"tokens {view.filled_slots[c]}/{len(spec.slots)}")
-    if view.used[c]:
-        bits.append("used")
-    return f"{spec.name}({', '.join(bits)})" if bits else spec.name
-
-
 def _card_names(cards) -> str:
     return ", ".join(CATALOGUE.cards[c].name for c in cards) or "-"
 
@@ -565,7 +553,7 @@ def _board_lines(old: PlayerView, new: PlayerView, who) -> list[str]:
     for rel in range(new.num_players):
         if marks(old, rel) != marks(new, rel):
             whose = "your" if rel == 0 else f"{who(rel)}'s"
-            cards = ", ".join(_card_state(new, c) for c in new.boards[rel]) or "-"
+            cards = ", ".join(board_card(new, c) for c in new.boards[rel]) or "-"
             lines.append(f"{whose} board: {cards}")
     return lines
 

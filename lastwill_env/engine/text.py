@@ -38,7 +38,8 @@ def describe_step(action: int, seat: int, viewer: int | None = None) -> str:
     return describe_action(action)
 
 
-def _card(view: PlayerView, c: int) -> str:
+def board_card(view: PlayerView, c: int) -> str:
+    """A board card with its value, tokens and used mark, as the table shows it."""
     spec = CARDS[c]
     bits = []
     if spec.category == "property":
@@ -123,7 +124,9 @@ def render_view(
             f"extensions {view.extensions[rel]}  {plan_txt}  "
             f"errand boys left {view.errand_boys_left[rel]}"
         )
-        lines.append("    board: " + (", ".join(_card(view, c) for c in view.boards[rel]) or "-"))
+        lines.append(
+            "    board: " + (", ".join(board_card(view, c) for c in view.boards[rel]) or "-")
+        )
         if hands is not None:
             lines.append("    hand: " + _names(sorted(hands[seat])))
         elif rel and view.known_hands[rel]:
