@@ -616,7 +616,8 @@ SECTIONS = (
         "scratchv1",
         "`ppo:scratch_v1` (`policies/scratch_v1.npz`, docs/MODELS.md): the scratch recipe's "
         "network after 98 CPU-minutes, with no bot behind it, alone against n-1 racers at 3 "
-        "and 5 players (2 and 4 are in the table above), and against the shipped reference "
+        "and 5 players and against two sprinters at 3 (2 and 4 players are in the table above; at "
+        "4-5 the sprinter is the racer), and against the shipped reference "
         "(head to head at 2 players, alone against three copies at 4; one direction only: the "
         "reverse columns stay empty). Its head-to-head intervals against the racer and the "
         'sprinter at 2 players, paired over deals, are under "Paired comparisons".',
