@@ -59,22 +59,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, overload
 
-from lastwill_env.engine import (
-    GAME_OVER,
-    MAX_DECISIONS_PER_GAME,
-    GameConfig,
-    GameState,
-    IllegalActionError,
-    apply_action,
-    legal_actions,
-    new_game,
-    player_view,
-    replay,
-)
-from lastwill_env.engine.actions import KEEP
-from lastwill_env.options import check_seed_option
+from gamecore import DEFAULT_GAME, SILENT, Game, load_game
+from gamecore.agent import overrides_observe
+from gamecore.options import check_seed_option
 
-from .base import BaseAgent
 from .deals import VALIDATION, check_deals, derive_seed
 from .deals import deal_seed as deal_seed_of
 from .gamelog import scan_jsonl
@@ -98,10 +86,21 @@ from .timelimit import (
 from .workers import surviving_map
 
 LOG_VERSION = 1
-# A runaway guard far above the engine's declared bound: a game past it becomes an error row.
-DECISION_LIMIT = 10 * MAX_DECISIONS_PER_GAME
+# A runaway guard far above the game's declared bound: a game past it becomes an error row.
+DECISION_FACTOR = 10
 # Header keys that must match for --resume (the number of games may grow).
-HEADER_KEYS = ("version", "entrants", "num_players", "seed", "deals", "config", "all_seatings")
+HEADER_KEYS = (
+    "version",
+    "game",
+    "entrants",
+    "num_players",
+    "seed",
+    "deals",
+    "config",
+    "all_seatings",
+)
+# What a header without the key means (logs written before the key existed)
+HEADER_DEFAULTS = {"game": DEFAULT_GAME}
 
 
 class ArenaError(Exception):
@@ -112,14 +111,6 @@ class ArenaError(Exception):
 # One game
 
 
-KEEP_ACTIONS = frozenset(KEEP.values())
-
-
-def _overrides_observe(agent: Any) -> bool:
-    obs = getattr(type(agent), "observe", None)
-    return obs is not None and obs is not BaseAgent.observe
-
-
 def _blank_row(
     specs: list[str],
     config: dict[str, Any],
@@ -128,9 +119,11 @@ def _blank_row(
     game: int,
     deal: int | None,
     seating_index: int | None,
+    fields: tuple[str, ...] | None = None,
 ) -> dict[str, Any]:
-    """A log row before its game is played: no results, no actions, no error."""
-    return {
+    """A log row before its game is played: no results, no actions, no error; ``fields`` are
+    the game's own result fields (`Game.result_fields`), after the ranks."""
+    row = {
         "game": game,
         "deal": deal,
         "deal_seed": deal_seed,
@@ -142,19 +135,15 @@ def _blank_row(
         "winner": None,
         "winner_spec": None,
         "ranks": None,
-        "money": None,
-        "property_value": None,
-        "totals": None,
-        "rounds": None,
-        "decisions": 0,
-        "error": None,
-        "actions": [],
     }
+    row.update(dict.fromkeys(load_game().result_fields if fields is None else fields))
+    row.update(decisions=0, error=None, actions=[])
+    return row
 
 
 def play_game(
     specs: list[str] | tuple[str, ...],
-    config: GameConfig | dict[str, Any],
+    config: Any,
     deal_seed: int,
     agent_seeds: list[int] | tuple[int, ...] | None = None,
     *,
@@ -162,14 +151,18 @@ def play_game(
     deal: int | None = None,
     seating_index: int | None = None,
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+    game_name: str = DEFAULT_GAME,
 ) -> dict[str, Any]:
-    """Play one game; return its log row (module docstring). Never raises for a bot's fault.
+    """Play one game of ``game_name`` (a `gamecore` registry name; ``game`` is the game's
+    index in its tournament); return its log row (module docstring). Never raises for a bot's
+    fault.
 
     Outside agents (every spec that is not a lab bot) play under ``move_time_limit`` seconds
     per call (0: none; :mod:`agents.timelimit`): a call over it, or one that calls
     ``sys.exit``, makes the game an error row naming the seat's spec."""
+    rules = load_game(game_name)
     if isinstance(config, dict):
-        config = GameConfig.from_dict(config)
+        config = rules.config_from_dict(config)
     n = config.num_players
     specs = list(specs)
     if len(specs) != n:
@@ -177,42 +170,50 @@ def play_game(
     if agent_seeds is None:
         agent_seeds = [derive_seed(deal_seed, "agent", seat) for seat in range(n)]
     agent_seeds = [int(s) for s in agent_seeds]
-    row = _blank_row(specs, config.to_dict(), deal_seed, agent_seeds, game, deal, seating_index)
+    fields = rules.result_fields
+    row = _blank_row(
+        specs, config.to_dict(), deal_seed, agent_seeds, game, deal, seating_index, fields
+    )
 
-    def fail(seat: int | None, message: str, state: GameState | None = None) -> dict[str, Any]:
+    def fail(seat: int | None, message: str, state: Any = None) -> dict[str, Any]:
         row["error"] = {
             "seat": seat,
             "player": specs[seat] if seat is not None else None,
             "message": message,
         }
         if state is not None:
-            row["actions"] = list(state.history)
-            row["decisions"] = len(state.history)
-            row["rounds"] = state.round
+            row["actions"] = rules.history(state)
+            row["decisions"] = len(row["actions"])
+            row.update(rules.row_fields(state))
         return row
 
+    named = None if game_name == DEFAULT_GAME else rules
     try:
-        agents = _build_agents(specs, agent_seeds, move_time_limit)
+        agents = _build_agents(specs, agent_seeds, move_time_limit, named)
     except _SeatFault as f:
         return fail(f.seat, f.message)
-    state = new_game(config, deal_seed)
+    state = rules.new_game(config, deal_seed)
     try:
-        decisions = _play_out(state, agents)
+        decisions = _play_out(rules, state, agents)
     except _SeatFault as f:
         return fail(f.seat, f.message, state)
-    res = state.results
-    row.update(
-        winner=res["winner"],
-        winner_spec=specs[res["winner"]],
-        ranks=list(res["ranks"]),
-        money=list(res["money"]),
-        property_value=list(res["property_value"]),
-        totals=list(res["totals"]),
-        rounds=res["rounds"],
-        decisions=decisions,
-        actions=list(state.history),
-    )
+    row.update(_result_entries(rules, state, specs), decisions=decisions)
+    row["actions"] = rules.history(state)
     return row
+
+
+def _result_entries(rules: Game, state: Any, specs: Sequence[str]) -> dict[str, Any]:
+    """A finished game's winner (``None`` when first place is shared), its ranks (1 = best;
+    tied seats share a rank) and the game's own result fields, in the row's order."""
+    ranks = rules.ranks(state)
+    first = [s for s, r in enumerate(ranks) if r == 1]
+    winner = first[0] if len(first) == 1 else None
+    return {
+        "winner": winner,
+        "winner_spec": specs[winner] if winner is not None else None,
+        "ranks": ranks,
+        **rules.row_fields(state),
+    }
 
 
 class _SeatFault(Exception):
@@ -224,12 +225,16 @@ class _SeatFault(Exception):
         self.message = message
 
 
-def _build_agents(specs: list[str], agent_seeds: list[int], move_time_limit: float) -> list:
-    """One reset agent per seat; one that cannot be built is a :class:`_SeatFault`."""
+def _build_agents(
+    specs: list[str], agent_seeds: list[int], move_time_limit: float, game: Game | None = None
+) -> list:
+    """One reset agent per seat (players of ``game``, None: the default game); one that
+    cannot be built is a :class:`_SeatFault`."""
+    options = {} if game is None else {"game": game}
     agents = []
     for seat, spec in enumerate(specs):
         try:
-            agent = build_agent(spec, agent_seeds[seat], move_time_limit)
+            agent = build_agent(spec, agent_seeds[seat], move_time_limit, **options)
             agent.reset(agent_seeds[seat])
         except AgentFault as e:
             raise _SeatFault(seat, f"could not build the agent: {e}") from None
@@ -249,18 +254,20 @@ def _observe(seat: int, observe, event: dict[str, Any]) -> None:
         raise _SeatFault(seat, f"agent crashed in observe: {type(e).__name__}: {e}") from None
 
 
-def _play_out(state: GameState, agents: list) -> int:
+def _play_out(rules: Game, state: Any, agents: list) -> int:
     """Play ``state`` to its end with one agent per seat (the agents that watch are told each
-    move and the results); the number of decisions. A fault is a :class:`_SeatFault`."""
+    move as the game shows it, `Game.public_action`, and the results); the number of
+    decisions. A fault is a :class:`_SeatFault`."""
     n = len(agents)
-    observers = [(s, a.observe) for s, a in enumerate(agents) if _overrides_observe(a)]
+    observers = [(s, a.observe) for s, a in enumerate(agents) if overrides_observe(a)]
     acts = [a.act for a in agents]
     wants = [getattr(a, "needs_view", True) for a in agents]
-    limit = DECISION_LIMIT
-    legal_of, apply, view_of = legal_actions, apply_action, player_view
+    limit = DECISION_FACTOR * rules.max_decisions
+    legal_of, apply, view_of = rules.legal_actions, rules.apply_action, rules.player_view
+    over, to_act, public = rules.is_over, rules.current_player, rules.public_action
     decisions = 0
-    while state.phase != GAME_OVER:
-        seat = state.cur
+    while not over(state):
+        seat = to_act(state)
         legal = legal_of(state)
         try:
             action = acts[seat](view_of(state, seat) if wants[seat] else None, legal)
@@ -270,28 +277,28 @@ def _play_out(state: GameState, agents: list) -> int:
             raise _SeatFault(seat, f"agent crashed in act: {type(e).__name__}: {e}") from None
         try:
             apply(state, action)
-        except Exception as e:  # noqa: BLE001 - IllegalActionError, or an unusable value
+        except Exception as e:  # noqa: BLE001 - an illegal action, or an unusable value
             raise _SeatFault(seat, f"illegal action: {e}") from None
         decisions += 1
         if observers:
-            action = int(action)
-            # which starting cards another player keeps is hidden (§10)
-            shown = None if action in KEEP_ACTIONS else action
-            for s, observe in observers:
-                if s != seat:
-                    _observe(
-                        s, observe, {"type": "action", "seat": (seat - s) % n, "action": shown}
-                    )
+            shown = public(int(action))
+            if shown is not SILENT:
+                for s, observe in observers:
+                    if s != seat:
+                        event = {"type": "action", "seat": (seat - s) % n, "action": shown}
+                        _observe(s, observe, event)
         if decisions > limit:
             raise _SeatFault(None, f"game exceeded {limit} decisions")
     for s, observe in observers:
-        _observe(s, observe, {"type": "game_over", "results": player_view(state, s).results})
+        _observe(s, observe, {"type": "game_over", "results": rules.seat_results(state, s)})
     return decisions
 
 
-def replay_row(row: dict[str, Any]) -> GameState:
-    """Rebuild the final state (or, for an error row, the state before the failure)."""
-    return replay(GameConfig.from_dict(row["config"]), row["deal_seed"], row["actions"])
+def replay_row(row: dict[str, Any], game_name: str = DEFAULT_GAME) -> Any:
+    """Rebuild the final state (or, for an error row, the state before the failure) of a row
+    of ``game_name`` (the log header's ``game``)."""
+    rules = load_game(game_name)
+    return rules.replay(rules.config_from_dict(row["config"]), row["deal_seed"], row["actions"])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -307,6 +314,7 @@ class GameTask:
     seating: tuple[str, ...]
     config: dict[str, Any]
     agent_seeds: tuple[int, ...]
+    game_name: str = DEFAULT_GAME  # the game played (gamecore registry name)
 
 
 def run_task(task: GameTask, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT) -> dict[str, Any]:
@@ -320,6 +328,7 @@ def run_task(task: GameTask, move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT) -
         deal=task.deal,
         seating_index=task.seating_index,
         move_time_limit=move_time_limit,
+        game_name=task.game_name,
     )
 
 
@@ -335,7 +344,7 @@ def run_tasks(
         return [run_task(t, move_time_limit) for t in tasks]
 
 
-def in_own_process(specs: Iterable[str]) -> bool:
+def in_own_process(specs: Iterable[str], game: str | None = None) -> bool:
     """Whether games of `specs` are played in a worker process even with one worker: one of
     them is code the lab imports (a ``module:Class`` spec or an entry point's agent), which
     may end its process; in a worker that costs only its game (`agents.workers`). A name
@@ -344,7 +353,7 @@ def in_own_process(specs: Iterable[str]) -> bool:
     origins = set()
     for spec in set(specs):
         try:
-            entry, _, _ = resolve(spec)
+            entry, _, _ = resolve(spec, game)
         except PlayerSpecError:
             continue
         origins.add(entry.origin)
@@ -363,8 +372,10 @@ def lost_row(task: GameTask, why: str) -> dict[str, Any]:
         task.game,
         task.deal,
         task.seating_index,
+        load_game(task.game_name).result_fields,
     )
-    outside = [(s, spec) for s, spec in enumerate(task.seating) if not is_lab_spec(spec)]
+    named = None if task.game_name == DEFAULT_GAME else task.game_name
+    outside = [(s, spec) for s, spec in enumerate(task.seating) if not is_lab_spec(spec, named)]
     if not outside:
         raise ArenaError(
             f"a worker process died while playing game {task.game}, where every seat is a lab "
@@ -384,10 +395,11 @@ def lost_row(task: GameTask, why: str) -> dict[str, Any]:
 @dataclass(frozen=True)
 class Schedule:
     entrants: tuple[str, ...]
-    config: GameConfig
+    config: Any  # the game's config (``Game.make_config``)
     seed: int = 0
     all_seatings: bool = False
     deals: str = VALIDATION  # the deal set (agents.deals): "validation" or "test"
+    game_name: str = DEFAULT_GAME  # the game played (gamecore registry name)
 
     def __post_init__(self) -> None:
         try:
@@ -437,6 +449,7 @@ class Schedule:
             agent_seeds=tuple(
                 derive_seed(self.seed, self.deals, "agent", game, seat) for seat in range(n)
             ),
+            game_name=self.game_name,
         )
 
     def tasks(self, games: int, start: int = 0) -> ScheduleTasks:
@@ -447,6 +460,7 @@ class Schedule:
         return {
             "type": "header",
             "version": LOG_VERSION,
+            "game": self.game_name,
             "entrants": list(self.entrants),
             "num_players": self.config.num_players,
             "seed": self.seed,
@@ -516,9 +530,9 @@ def check_same_header(
     """An :class:`ArenaError` naming every key of ``keys`` where a log's header differs from
     this run's (``what``: "tournament", "evaluation")."""
     diffs = [
-        f"{k}: log has {found.get(k)!r}, this run has {wanted[k]!r}"
+        f"{k}: log has {found.get(k, HEADER_DEFAULTS.get(k))!r}, this run has {wanted[k]!r}"
         for k in keys
-        if found.get(k) != wanted[k]
+        if found.get(k, HEADER_DEFAULTS.get(k)) != wanted[k]
     ]
     if diffs:
         raise ArenaError(
@@ -732,6 +746,7 @@ def prepare_players(
     entrants: Iterable[str],
     send: str | None = None,
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+    game: str | None = None,
 ) -> WorkerSetup | None:
     """Build every distinct spec once, here, before any game: a spec that cannot be built
     (within the build allowance of `agents.timelimit`, for outside code) is an `ArenaError`
@@ -739,9 +754,10 @@ def prepare_players(
     same agents, checked to be picklable for `send="pool"` (spawned processes: pickle) or
     `send="ray"` (Ray tasks: cloudpickle, which also takes locally defined classes)."""
     specs = list(dict.fromkeys(entrants))
+    options = {} if game is None else {"game": load_game(game)}
     for spec in specs:
         try:
-            agent = build_agent(spec, 0, move_time_limit)
+            agent = build_agent(spec, 0, move_time_limit, **options)
             agent.reset(0)
         except (PlayerSpecError, AgentFault) as e:
             raise ArenaError(str(e)) from e
@@ -751,7 +767,7 @@ def prepare_players(
             ) from e
     if not send:
         return None
-    setup = worker_setup(specs)
+    setup = worker_setup(specs, game)
     if setup:
         if send == "ray":
             from ray import cloudpickle as pickle
@@ -790,9 +806,10 @@ def _row_problem(row: dict[str, Any], task: GameTask) -> str | None:
         return "its actions are not a list of action indices"
     if row.get("decisions") != len(actions):
         return f"it records {row.get('decisions')!r} decisions but holds {len(actions)} actions"
+    rules = load_game(task.game_name)
     try:
-        state = replay(GameConfig.from_dict(task.config), task.deal_seed, actions)
-    except (IllegalActionError, ValueError) as e:
+        state = rules.replay(rules.config_from_dict(task.config), task.deal_seed, actions)
+    except Exception as e:  # noqa: BLE001 - an illegal action, or a value the rules refuse
         return f"its actions do not replay ({str(e)[:160]})"
     error = row.get("error")
     if error is not None:
@@ -801,18 +818,9 @@ def _row_problem(row: dict[str, Any], task: GameTask) -> str | None:
         if row.get("winner") is not None or row.get("ranks") is not None:
             return "it is an error row but records a winner or ranks"
         return None
-    if state.phase != GAME_OVER:
+    if not rules.is_over(state):
         return f"its {len(actions)} actions stop before the end of the game (cut short?)"
-    res = state.results
-    want = {
-        "winner": res["winner"],
-        "winner_spec": task.seating[res["winner"]],
-        "ranks": list(res["ranks"]),
-        "money": list(res["money"]),
-        "property_value": list(res["property_value"]),
-        "totals": list(res["totals"]),
-        "rounds": res["rounds"],
-    }
+    want = _result_entries(rules, state, task.seating)
     for key, value in want.items():
         if row.get(key) != value:
             return f"its {key} is {row.get(key)!r} but its actions give {value!r} (edited?)"
@@ -935,7 +943,7 @@ def _resumed_row(
 
 def run_tournament(
     entrants: list[str] | tuple[str, ...],
-    config: GameConfig,
+    config: Any,
     games: int,
     *,
     seed: int = 0,
@@ -951,8 +959,10 @@ def run_tournament(
     on_note: Callable[[str], None] | None = None,
     trusted: bool = False,
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+    game_name: str = DEFAULT_GAME,
 ) -> TournamentResult:
-    """Plan, play (skipping logged games when resuming) and log a tournament.
+    """Plan, play (skipping logged games when resuming) and log a tournament of
+    ``game_name`` (a `gamecore` registry name; ``config`` is that game's config).
 
     ``out`` is the JSONL log; ``None`` plays in memory and writes nothing (``resume`` then has
     nothing to continue and is refused). Every entrant spec is built once before the first game
@@ -980,12 +990,14 @@ def run_tournament(
         raise ArenaError(f"--workers must be at least 1, got {workers}")
     if out is None and resume:
         raise ArenaError("resume needs the log to continue: pass out=PATH (--out PATH)")
-    sched = Schedule(tuple(entrants), config, seed, all_seatings, deals)
+    sched = Schedule(tuple(entrants), config, seed, all_seatings, deals, game_name)
     if use_ray:
         _import_ray()
-    send = "ray" if use_ray else "pool" if workers > 1 or in_own_process(entrants) else None
+    named = None if game_name == DEFAULT_GAME else game_name
+    own = in_own_process(entrants, named)
+    send = "ray" if use_ray else "pool" if workers > 1 or own else None
     with trusting(entrants if trusted else ()):
-        setup = prepare_players(entrants, send=send, move_time_limit=move_time_limit)
+        setup = prepare_players(entrants, send, move_time_limit, named)
         ray_started = False
         try:
             if use_ray:

@@ -20,34 +20,27 @@ from collections.abc import Callable
 from functools import lru_cache, partial
 from typing import Any
 
-from lastwill_env.engine import (
-    GAME_OVER,
-    GameConfig,
-    apply_action,
-    legal_actions,
-    new_game,
-    player_view,
-)
-from lastwill_env.engine.actions import KEEP
+from gamecore import SILENT, Game, load_game
+from gamecore.agent import overrides_observe
 
-from .base import BaseAgent
 from .deals import derive_seed
 
 # (players, deal seed) of the fingerprint games; every seat is the player being fingerprinted
 DEALS = ((2, 11), (4, 13))
 
-_KEEP_ACTIONS = frozenset(KEEP.values())
-
 
 def _observer(agent: Any) -> Callable[[dict[str, Any]], None] | None:
     """The agent's event hook when it overrides `BaseAgent.observe` (``None`` otherwise)."""
-    obs = getattr(type(agent), "observe", None)
-    return agent.observe if obs is not None and obs is not BaseAgent.observe else None
+    return agent.observe if overrides_observe(agent) else None
 
 
-def self_play(build: Callable[[int], Any], n: int, deal_seed: int) -> list[int]:
-    """The actions of one game of ``n`` copies of ``build(seed)`` on the deal ``deal_seed``
-    (seat ``s`` built and reset with the arena's seed for it)."""
+def self_play(
+    build: Callable[[int], Any], n: int, deal_seed: int, game: Game | None = None
+) -> list[int]:
+    """The actions of one game of ``game`` (Last Will by default) between ``n`` copies of
+    ``build(seed)`` on the deal ``deal_seed`` (seat ``s`` built and reset with the arena's seed
+    for it)."""
+    rules = game or load_game()
     seeds = [derive_seed(deal_seed, "agent", seat) for seat in range(n)]
     agents = []
     for seed in seeds:
@@ -56,19 +49,20 @@ def self_play(build: Callable[[int], Any], n: int, deal_seed: int) -> list[int]:
         agents.append(agent)
     hooks = [(s, h) for s, a in enumerate(agents) if (h := _observer(a)) is not None]
     wants = [getattr(a, "needs_view", True) for a in agents]
-    state = new_game(GameConfig(num_players=n), deal_seed)
-    while state.phase != GAME_OVER:
-        seat = state.cur
-        legal = legal_actions(state)
-        action = agents[seat].act(player_view(state, seat) if wants[seat] else None, legal)
-        apply_action(state, action)
-        shown = None if int(action) in _KEEP_ACTIONS else int(action)
-        for s, hook in hooks:
+    state = rules.new_game(rules.make_config(n), deal_seed)
+    while not rules.is_over(state):
+        seat = rules.current_player(state)
+        legal = rules.legal_actions(state)
+        view = rules.player_view(state, seat) if wants[seat] else None
+        action = agents[seat].act(view, legal)
+        rules.apply_action(state, action)
+        shown = rules.public_action(int(action))
+        for s, hook in hooks if shown is not SILENT else ():
             if s != seat:
                 hook({"type": "action", "seat": (seat - s) % n, "action": shown})
     for s, hook in hooks:
-        hook({"type": "game_over", "results": player_view(state, s).results})
-    return list(state.history)
+        hook({"type": "game_over", "results": rules.seat_results(state, s)})
+    return rules.history(state)
 
 
 def fingerprint_of(build: Callable[[int], Any]) -> str:

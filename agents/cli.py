@@ -18,13 +18,9 @@ from typing import Annotated, NoReturn
 import typer
 from typer.core import TyperCommand, TyperGroup
 
-from lastwill_env.engine.config import (
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    ConfigError,
-    GameConfig,
-    check_player_count,
-)
+from gamecore import DEFAULT_GAME, Game, GameNotFound, game_names, load_game
+from gamecore.options import ConfigError
+from gamecore.plain import in_words
 
 from .deals import DealsError, check_deals, describe
 from .registry import legend
@@ -75,13 +71,15 @@ app = typer.Typer(
 
 
 def version_text() -> str:
-    """`lastwill-lab X.Y.Z (env lastwill_vN, N actions)`: the lab's version
-    (`lastwill_env.__version__`, which the package's metadata is built from) and its env."""
-    import lastwill_env
-    from lastwill_env.engine import NUM_ACTIONS
+    """`lastwill-lab X.Y.Z (env lastwill_vN, N actions; ...)`: the lab's version
+    (`gamecore.__version__`, which the package's metadata is built from) and each installed
+    game's env."""
+    import gamecore
 
-    v = lastwill_env.__version__
-    return f"lastwill-lab {v} (env {lastwill_env.ENV_NAME}, {NUM_ACTIONS} actions)"
+    envs = "; ".join(
+        f"env {g.env_name}, {g.num_actions} actions" for g in map(load_game, game_names())
+    )
+    return f"lastwill-lab {gamecore.__version__} ({envs})"
 
 
 def _version(value: bool) -> None:
@@ -123,7 +121,12 @@ def _limit_help(outcome: str) -> str:
     )
 
 
-PLAYER_RANGE = f"{MIN_PLAYERS}-{MAX_PLAYERS}"  # the player counts in a --help line
+def _player_range(game: Game) -> str:
+    """A game's player counts in a --help line: ``2-5``."""
+    return f"{min(game.player_counts)}-{max(game.player_counts)}"
+
+
+PLAYER_RANGE = _player_range(load_game())  # the player counts in a --help line (Last Will's)
 MOVE_TIME_LIMIT_HELP = _limit_help("makes its game an error row")
 LIVE_TIME_LIMIT_HELP = _limit_help(
     "is dropped and its seat plays the first legal action for the rest of the game"
@@ -132,7 +135,7 @@ LIVE_TIME_LIMIT_HELP = _limit_help(
 
 def _seed(value: int) -> int:
     """``--seed`` checked: an integer from 0 to 2**64 - 1, else exit 2."""
-    from lastwill_env.options import check_seed_option
+    from gamecore.options import check_seed_option
 
     try:
         return check_seed_option("--seed", value)
@@ -223,11 +226,46 @@ def _starting_money(text: str) -> int | str:
     return int(text) if text.strip().isdigit() else text
 
 
-def _player_count(n: int, flag: str = "--num-players") -> int:
-    """``n`` when it is an allowed player count (``engine.config``), else exit 2 naming them."""
+def _player_count(n: int, flag: str = "--num-players", game: Game | None = None) -> int:
+    """``n`` when ``game`` (the default game: Last Will) is played by that many, else exit 2
+    naming the counts it allows."""
+    game = game or load_game()
+    if type(n) is not int or n not in game.player_counts:
+        fail(f"{flag}={n!r} is not allowed; choose {in_words(game.player_counts)}")
+    return n
+
+
+GameOpt = Annotated[
+    str,
+    typer.Option(
+        "--game",
+        metavar="<text>",
+        help="The game to play: an installed game, e.g. lastwill",
+    ),
+]
+
+
+def _game(name: str) -> Game:
+    """The game ``--game`` names, or exit 2 naming the installed ones."""
     try:
-        return check_player_count(n, flag)
-    except ConfigError as e:
+        return load_game(name)
+    except GameNotFound:
+        fail(f"--game {name!r} is not an installed game; choose one of {', '.join(game_names())}")
+
+
+def _game_config(game: Game, n: int, starting_money: str, board_spaces: int):
+    """The config of an ``n``-player game of ``game`` with the options given (exit 2 on an
+    option the game does not take, or a value it refuses)."""
+    given = {"starting_money": _starting_money(starting_money), "board_spaces": board_spaces}
+    defaults = {"starting_money": 70, "board_spaces": 5}
+    options = {k: v for k, v in given.items() if k in game.config_options}
+    foreign = [k for k, v in given.items() if k not in options and v != defaults[k]]
+    if foreign:
+        flags = " and ".join("--" + k.replace("_", "-") for k in foreign)
+        fail(f"{flags}: {game.title} takes no such option (Last Will's, docs/RULES.md §9)")
+    try:
+        return game.make_config(n, **options)
+    except ValueError as e:
         fail(str(e))
 
 
@@ -333,16 +371,20 @@ def arena(
     board_spaces: BoardSpacesOpt = 5,
     quiet: QuietOpt = False,
     move_time_limit: MoveTimeLimitOpt = DEFAULT_MOVE_TIME_LIMIT,
+    game_name: GameOpt = DEFAULT_GAME,
 ) -> None:
     from . import arena as ar
 
     move_time_limit = _move_time_limit(move_time_limit)
     seed = _seed(seed)
-    entrants, config = _arena_entrants(players, num_players, anchor, starting_money, board_spaces)
+    game = _game(game_name)
+    entrants, config = _arena_entrants(
+        players, num_players, anchor, starting_money, board_spaces, game
+    )
     if out is None:
         out = ar.default_out_path()
     _check_arena_outputs(out, resume, plot, paired_csv, force)
-    total = _arena_games(entrants, config, seed, all_seatings, deals, games)
+    total = _arena_games(entrants, config, seed, all_seatings, deals, games, game.name)
     if ray_address and not use_ray:
         fail("--ray-address names a Ray cluster for --ray; add --ray (or drop --ray-address)")
     result = _run_tournament(
@@ -360,20 +402,27 @@ def arena(
         all_seatings=all_seatings,
         deals=deals,
         move_time_limit=move_time_limit,
+        game_name=game.name,
     )
     _report_arena(result, fmt, seed, deals, anchor, plot, paired_csv, force, config.num_players)
 
 
 def _arena_entrants(
-    players: str, num_players: int | None, anchor: str | None, starting_money: str, board: int
+    players: str,
+    num_players: int | None,
+    anchor: str | None,
+    starting_money: str,
+    board: int,
+    game: Game | None = None,
 ):
     """The entrants of ``--players`` and the game config, checked (exit 2 on bad input)."""
     from . import stats
 
+    game = game or load_game()
     entrants = [p.strip() for p in players.split(",")]
     if any(not p for p in entrants):
-        fail(f"empty player spec in --players {players!r}; valid players:\n{legend()}")
-    n = _player_count(len(entrants) if num_players is None else num_players)
+        fail(f"empty player spec in --players {players!r}; valid players:\n{legend(game)}")
+    n = _player_count(len(entrants) if num_players is None else num_players, game=game)
     if len(entrants) != n:
         fail(
             f"--players lists {len(entrants)} entrants but --num-players is {n}: give exactly "
@@ -384,12 +433,7 @@ def _arena_entrants(
             f"--anchor {anchor!r} is not an entrant; name one of the --players specs: "
             f"{', '.join(dict.fromkeys(entrants))}"
         )
-    sm = _starting_money(starting_money)
-    try:
-        config = GameConfig(num_players=n, starting_money=sm, board_spaces=board)
-    except ConfigError as e:
-        fail(str(e))
-    return entrants, config
+    return entrants, _game_config(game, n, starting_money, board)
 
 
 def _check_arena_outputs(
@@ -424,7 +468,9 @@ def _check_arena_outputs(
         fail(str(e))
 
 
-def _arena_games(entrants, config, seed: int, all_seatings: bool, deals: str, games: int) -> int:
+def _arena_games(
+    entrants, config, seed: int, all_seatings: bool, deals: str, games: int, game_name: str
+) -> int:
     """The tournament's number of games: ``games`` rounded up to whole seatings (noted)."""
     from . import arena as ar
 
@@ -432,7 +478,7 @@ def _arena_games(entrants, config, seed: int, all_seatings: bool, deals: str, ga
         check_deals(deals)
     except DealsError as e:
         fail(f"--deals: {e}")
-    sched = ar.Schedule(tuple(entrants), config, seed, all_seatings, deals)
+    sched = ar.Schedule(tuple(entrants), config, seed, all_seatings, deals, game_name)
     total = sched.num_games(games)
     if total != games:
         s = len(sched.seatings)
@@ -835,6 +881,7 @@ def eval_cmd(
             "running; a table short of its games is named on stderr: not a result yet",
         ),
     ] = False,
+    game_name: GameOpt = DEFAULT_GAME,
 ) -> None:
     from . import arena as ar
     from . import evaluate as ev
@@ -842,14 +889,18 @@ def eval_cmd(
 
     move_time_limit = _move_time_limit(move_time_limit)
     seed = _seed(seed)
+    game = _game(game_name)
     counts = _int_list_option(num_players, "--num-players")
-    bots = list(ev.PANEL) if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
-    sm = _eval_starting_money(starting_money, board_spaces)
+    default_panel = list(game.default_panel)
+    bots = default_panel if panel is None else [b.strip() for b in panel.split(",") if b.strip()]
+    checked = _game_config(game, max(game.player_counts), starting_money, board_spaces)
+    sm = getattr(checked, "starting_money", 70)  # Last Will's option, parsed and checked
     _check_eval_out(out, resume, no_play)
     target = out if out is not None else ar.default_out_path("runs/eval")
     progress, task_id = _progress_bar("eval", quiet or no_play)
     try:
-        ev.panel_tables(spec, bots, counts)  # bad counts or an empty panel fail before any game
+        # bad counts or an empty panel fail before any game
+        ev.panel_tables(spec, bots, counts, game_name=game.name)
         with progress, contextlib.redirect_stdout(sys.stderr):  # stdout is the summary's
             result = ev.evaluate(
                 spec,
@@ -871,20 +922,11 @@ def eval_cmd(
                 resume=resume,
                 on_note=lambda text: note(f"note: {text}"),
                 play=not no_play,
+                game_name=game.name,
             )
     except (ev.EvalError, PlayerSpecError, ConfigError) as e:
         fail(str(e))
     _report_eval(result, fmt)
-
-
-def _eval_starting_money(starting_money: str, board_spaces: int) -> int | str:
-    """``--starting-money`` parsed, with ``--board-spaces``, checked against GameConfig."""
-    sm = _starting_money(starting_money)
-    try:
-        GameConfig(num_players=4, starting_money=sm, board_spaces=board_spaces)
-    except ConfigError as e:
-        fail(str(e))
-    return sm
 
 
 def _check_eval_out(out: Path | None, resume: bool, no_play: bool = False) -> None:

@@ -16,7 +16,8 @@ before wherever v0 had the same decision:
 
 ``python -m agents.compat convert-v0 IN.npz OUT.npz`` writes the v1 weights and a v1 sidecar
 (which records the v0 sidecar under ``converted_from``). The first shipped reference was
-converted this way into ``policies/ref_v1.npz``.
+converted this way into ``policies/ref_v1.npz``. The layout tables (observation pieces, phase
+names, action table) are Last Will's, read through its game (`LastWillGame.layout_tables`).
 """
 
 from __future__ import annotations
@@ -27,41 +28,62 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.encoding import OBS_PIECES, OBS_SIZE
-from lastwill_env.engine import NUM_ACTIONS, PHASE_NAMES
-from lastwill_env.engine.actions import ACTION_TABLE
+from gamecore import load_game
 
 from .policy import CheckpointError, NumpyPolicy, env_signature, read_sidecar
 from .safeio import write_bundle
 
 V0_OBS_SIZE = 3444
 V0_NUM_ACTIONS = 528
-V0_PHASE_NAMES = tuple(p for p in PHASE_NAMES if p != "choose a use option")
 V1_NEW_PIECES = ("using_card",) + tuple(f"known_hand{r}" for r in range(5))
 OPTION_BIAS = 10.0  # per option depth: arg-max and sampling both pick the deepest legal option
+_NEW_PHASE = "choose a use option"  # the decision kind v1 added
+
+
+def _lastwill() -> Any:
+    """Last Will's game: this module carries over Last Will's own policies only."""
+    return load_game("lastwill")
+
+
+def _tables() -> dict[str, Any]:
+    return _lastwill().layout_tables
+
+
+def v0_phase_names() -> tuple[str, ...]:
+    """The phase names of env v0, in order (v1's without the use-option decision)."""
+    return tuple(p for p in _tables()["phase_names"] if p != _NEW_PHASE)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "V0_PHASE_NAMES":  # the constant of earlier versions, now read on first use
+        return v0_phase_names()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def v0_layout() -> list[tuple[str, int]]:
     """(name, size) of the v0 observation pieces, in order."""
     out = []
-    for name, size, _ in OBS_PIECES:
+    phases = len(v0_phase_names())
+    for name, size, _ in _tables()["obs_pieces"]:
         if name in V1_NEW_PIECES:
             continue
-        out.append((name, len(V0_PHASE_NAMES) if name == "phase" else size))
+        out.append((name, phases if name == "phase" else size))
     return out
 
 
 def v0_column_map() -> np.ndarray:
     """For each v0 observation index, its index in this version's observation."""
+    tables = _tables()
+    phase_names = tables["phase_names"]
     new_off: dict[str, int] = {}
     o = 0
-    for name, size, _ in OBS_PIECES:
+    for name, size, _ in tables["obs_pieces"]:
         new_off[name] = o
         o += size
     cols = []
     for name, size in v0_layout():
         if name == "phase":
-            cols.extend(new_off[name] + PHASE_NAMES.index(p) for p in V0_PHASE_NAMES)
+            cols.extend(new_off[name] + phase_names.index(p) for p in v0_phase_names())
         else:
             cols.extend(range(new_off[name], new_off[name] + size))
     out = np.asarray(cols, dtype=np.int64)
@@ -78,14 +100,16 @@ def convert_v0_policy(policy: NumpyPolicy) -> NumpyPolicy:
             f"not a v0 policy: it maps {w0.shape[1]} inputs to {wl.shape[0]} actions "
             f"(v0 has {V0_OBS_SIZE} and {V0_NUM_ACTIONS})"
         )
-    first = np.zeros((w0.shape[0], OBS_SIZE), dtype=np.float32)
+    game = _lastwill()
+    action_table = game.layout_tables["action_table"]
+    first = np.zeros((w0.shape[0], game.obs_size), dtype=np.float32)
     first[:, v0_column_map()] = w0
-    last = np.zeros((NUM_ACTIONS, wl.shape[1]), dtype=np.float32)
+    last = np.zeros((game.num_actions, wl.shape[1]), dtype=np.float32)
     last[:V0_NUM_ACTIONS] = wl
-    bias = np.zeros(NUM_ACTIONS, dtype=np.float32)
+    bias = np.zeros(game.num_actions, dtype=np.float32)
     bias[:V0_NUM_ACTIONS] = policy.biases[-1]
-    for i in range(V0_NUM_ACTIONS, NUM_ACTIONS):
-        kind, arg = ACTION_TABLE[i]
+    for i in range(V0_NUM_ACTIONS, game.num_actions):
+        kind, arg = action_table[i]
         if kind != "use_option":  # pragma: no cover - v1 appended only use_option rows
             raise AssertionError(f"unexpected v1 action row {i}: {kind}")
         bias[i] = OPTION_BIAS * arg
@@ -93,7 +117,7 @@ def convert_v0_policy(policy: NumpyPolicy) -> NumpyPolicy:
     if len(policy.weights) == 1:
         raise CheckpointError("a policy needs at least one hidden layer to be converted")
     biases = [*policy.biases[:-1], bias]
-    return NumpyPolicy(weights, biases, policy.activation)
+    return NumpyPolicy(weights, biases, policy.activation, game=game)
 
 
 def _load_v0(path: Path) -> tuple[NumpyPolicy, dict[str, Any]]:
@@ -129,8 +153,9 @@ def convert_v0_file(src: str | Path, dst: str | Path, force: bool = False) -> Pa
     old, meta = _load_v0(src)
     new = convert_v0_policy(old)
     out_meta = {k: v for k, v in meta.items() if k != "files"}  # digests of the v0 files
-    out_meta.update(env_signature())
-    out_meta["converted_from"] = {k: meta[k] for k in env_signature() if k in meta}
+    signature = env_signature(_lastwill())
+    out_meta.update(signature, game="lastwill")
+    out_meta["converted_from"] = {k: meta[k] for k in signature if k in meta}
     out_meta["converted_by"] = "agents.compat.convert_v0_policy"
     write_bundle(dst, {".npz": new.write_npz}, out_meta)  # the sidecar last, with the digest
     return dst

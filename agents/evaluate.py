@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from lastwill_env.engine import GameConfig
-from lastwill_env.engine.config import allowed_counts, is_player_count
+from gamecore import DEFAULT_GAME, load_game
+from gamecore.plain import in_words
 
 from .arena import (
     ArenaError,
@@ -95,17 +95,19 @@ def panel_tables(
     num_players: Iterable[int] = (4,),
     mixed: bool = True,
     anchor: str | None = None,
+    game_name: str = DEFAULT_GAME,
 ) -> list[Table]:
-    """The tables of one evaluation (module docstring), in play order."""
+    """The tables of one evaluation of ``game_name`` (module docstring), in play order."""
     panel = list(panel)
     if not panel:
         raise EvalError("the panel is empty: name at least one bot, e.g. greedy")
     check_names(spec, panel)
     counts = list(num_players)
-    if not counts or not all(is_player_count(n) for n in counts):
+    allowed = load_game(game_name).player_counts
+    if not counts or not all(type(n) is int and n in allowed for n in counts):
         raise EvalError(
             f"num_players={counts} is not allowed; give player counts, each one of "
-            f"{allowed_counts()}"
+            f"{in_words(allowed)}"
         )
     if len(set(counts)) != len(counts):
         raise EvalError(f"player counts must be distinct, got {counts}")
@@ -248,12 +250,12 @@ class Evaluation:
         }
 
 
-def _worker_setup(specs: Iterable[str]) -> WorkerSetup:
+def _worker_setup(specs: Iterable[str], game: str | None = None) -> WorkerSetup:
     """What the worker processes need to build what this process builds (its registered
     names, import roots and grants, `agents.registry.worker_setup`), checked to pickle."""
     import pickle
 
-    setup = worker_setup(dict.fromkeys(specs))
+    setup = worker_setup(dict.fromkeys(specs), game)
     try:
         pickle.dumps(setup)
     except Exception as e:  # noqa: BLE001 - PicklingError, AttributeError, TypeError
@@ -270,11 +272,14 @@ def _results(
     workers: int,
     specs: Sequence[str],
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
+    game_name: str = DEFAULT_GAME,
 ) -> Iterator[dict[str, Any]]:
     """The rows of ``tasks`` in their order (`agents.arena.play_in_order`: read a segment at a
     time); with workers, or an outside agent the lab imports (`agents.arena.in_own_process`),
     a game whose worker process dies is an error row."""
-    setup = _worker_setup(specs) if workers > 1 or in_own_process(specs) else None
+    named = None if game_name == DEFAULT_GAME else game_name
+    own = workers > 1 or in_own_process(specs, named)
+    setup = _worker_setup(specs, named) if own else None
     try:
         yield from play_in_order(tasks, workers, setup, False, move_time_limit)
     except ArenaError as e:
@@ -288,18 +293,25 @@ def table_schedules(
     deals: str = TEST,
     starting_money: int | str = 70,
     board_spaces: int = 5,
+    game_name: str = DEFAULT_GAME,
 ) -> list[tuple[Table, ScheduleTasks]]:
     """Every table with its games (``games`` rounded up to whole seat rotations), in play
-    order; the games are made as they are read."""
+    order; the games are made as they are read. ``starting_money`` and ``board_spaces`` are
+    Last Will's options (docs/RULES.md §9); another game takes none."""
+    rules = load_game(game_name)
+    options: dict[str, Any] = {}
+    if game_name == DEFAULT_GAME:
+        options = {"starting_money": starting_money, "board_spaces": board_spaces}
+    elif (starting_money, board_spaces) != (70, 5):
+        raise EvalError(
+            f"starting_money and board_spaces are Last Will's options; {rules.title} takes "
+            f"neither (leave them at 70 and 5)"
+        )
     out = []
     for table in tables:
-        config = GameConfig(
-            num_players=table.num_players,
-            starting_money=starting_money,
-            board_spaces=board_spaces,
-        )
+        config = rules.make_config(table.num_players, **options)
         try:
-            sched = Schedule(table.entrants, config, seed, deals=deals)
+            sched = Schedule(table.entrants, config, seed, deals=deals, game_name=game_name)
         except ArenaError as e:  # an unknown deal set
             raise EvalError(str(e)) from None
         out.append((table, sched.tasks(games)))
@@ -344,6 +356,7 @@ def play_tables(
     trusted: bool = False,
     move_time_limit: float = DEFAULT_MOVE_TIME_LIMIT,
     skip: int = 0,
+    game_name: str = DEFAULT_GAME,
 ) -> list[dict[str, Any]]:
     """Play ``games`` per table (rounded up to whole seat rotations) on the arena schedule of
     each table, every table with the same ``seed`` and deal set ``deals`` (paired deals; test
@@ -352,7 +365,9 @@ def play_tables(
     docs/TRUST.md). ``skip``: the first games already played (a resumed log) are left out;
     ``on_start`` gets the number of games to play."""
     _check_play(games, workers, deals)
-    schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
+    schedules = table_schedules(
+        tables, games, seed, deals, starting_money, board_spaces, game_name
+    )
     if on_start is not None:
         on_start(sum(len(tasks) for _, tasks in schedules) - skip)
     specs = list(dict.fromkeys(s for table in tables for s in table.entrants))
@@ -365,7 +380,7 @@ def play_tables(
 
     rows = []
     with trusting(specs if trusted else ()):
-        for row in _results(feed(), workers, specs, move_time_limit):
+        for row in _results(feed(), workers, specs, move_time_limit, game_name):
             row["table"] = names.popleft()
             rows.append(row)
             if on_game is not None:
@@ -414,7 +429,9 @@ def play_logged(
     say = on_note or (lambda text: None)
     _check_play(games, play.get("workers", 1), play.get("deals", TEST))
     schedule = {
-        k: play[k] for k in ("seed", "deals", "starting_money", "board_spaces") if k in play
+        k: play[k]
+        for k in ("seed", "deals", "starting_money", "board_spaces", "game_name")
+        if k in play
     }
     schedules = table_schedules(tables, games, **schedule)
     header = json.loads(json.dumps(header))  # as a resumed log's header reads back
@@ -435,7 +452,7 @@ def play_logged(
 def evaluate(
     spec: str,
     *,
-    panel: Sequence[str] = PANEL,
+    panel: Sequence[str] | None = None,
     num_players: Iterable[int] = (4,),
     games: int = 400,
     seed: int = 0,
@@ -453,6 +470,7 @@ def evaluate(
     resume: bool = False,
     on_note: Callable[[str], None] | None = None,
     play: bool = True,
+    game_name: str = DEFAULT_GAME,
 ) -> Evaluation:
     """Play the evaluation of ``spec`` (module docstring); ``games`` per table, rounded up to
     whole seat rotations, on the deal set ``deals`` (test deals by default: an evaluation
@@ -471,12 +489,16 @@ def evaluate(
     (:mod:`agents.timelimit`).
     ``play=False``: play no game and build no player; read the log at ``out`` (checked as
     ``resume`` checks it, never written to) and summarise the games it holds, so a log still
-    being played can be looked at; :attr:`Evaluation.complete` says whether it is whole."""
+    being played can be looked at; :attr:`Evaluation.complete` says whether it is whole.
+    ``game_name``: the game played (a `gamecore` registry name); ``panel`` defaults to its
+    `Game.default_panel` (Last Will's is :data:`PANEL`)."""
     try:
         move_time_limit = check_time_limit(move_time_limit)
     except ValueError as e:
         raise EvalError(str(e)) from None
-    panel = list(panel)
+    rules = load_game(game_name)
+    panel = list(rules.default_panel if panel is None else panel)
+    named = {} if game_name == DEFAULT_GAME else {"game": rules}
     check_names(spec, panel, anchor)
     if anchor is not None and anchor not in panel and not mixed:
         raise EvalError(
@@ -486,24 +508,29 @@ def evaluate(
         )
     for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]) if play else ():
         try:  # a bad spec fails here, before any game
-            build_agent(s, 0, move_time_limit, trusted=trusted).reset(0)
+            build_agent(s, 0, move_time_limit, trusted=trusted, **named).reset(0)
         except AgentFault as e:
             raise EvalError(str(e)) from None
     anchor = anchor if anchor is not None else (panel[0] if panel else None)
-    tables = panel_tables(spec, panel, num_players, mixed, anchor)
+    tables = panel_tables(spec, panel, num_players, mixed, anchor, game_name)
     out_path = Path(out) if out is not None else None
     if out_path is None and resume:
         raise EvalError("resume needs the log to continue: pass out=PATH (--out PATH)")
     say = on_note or (lambda text: None)
-    deal = {"deals": deals, "starting_money": starting_money, "board_spaces": board_spaces}
-    header = _header(spec, panel, seed, deals, anchor, games, tables)
+    deal = {
+        "deals": deals,
+        "starting_money": starting_money,
+        "board_spaces": board_spaces,
+        "game_name": game_name,
+    }
+    header = _header(spec, panel, seed, deals, anchor, games, tables, game_name)
     if not play:
         return _read_evaluation(spec, tables, out_path, header, seed, games, say, **deal)
     done: list[dict[str, Any]] = []
     log = None
     schedules = None
     if out_path is not None:  # checked before any game: never over a file, nor into a dir
-        schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
+        schedules = table_schedules(tables, games, **deal, seed=seed)
         done, good = _check_log(out_path, resume, header, schedules, say)
         try:
             log = RowLog(out_path, header, rows=done, good=good, on_note=say)
@@ -531,6 +558,7 @@ def evaluate(
             trusted=trusted,
             move_time_limit=move_time_limit,
             skip=len(done),
+            game_name=game_name,
         )
     except DestinationError as e:
         raise EvalError(str(e)) from None
@@ -538,7 +566,7 @@ def evaluate(
         if log is not None:
             log.close()
     if schedules is None:  # no log: made now, after play_tables has checked the options
-        schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces)
+        schedules = table_schedules(tables, games, **deal, seed=seed)
     result = _evaluation(spec, tables, rows, seed, anchor, deals, schedules)
     result.elapsed = time.perf_counter() - t0
     result.out = log.out if log is not None else None
@@ -593,8 +621,18 @@ def _read_evaluation(
     return result
 
 
-# header entries that must match for --resume
-EVAL_HEADER_KEYS = ("kind", "spec", "panel", "seed", "deals", "anchor", "games_per_table", "tables")
+# header entries that must match for --resume (a header without "game" is Last Will's)
+EVAL_HEADER_KEYS = (
+    "kind",
+    "game",
+    "spec",
+    "panel",
+    "seed",
+    "deals",
+    "anchor",
+    "games_per_table",
+    "tables",
+)
 
 
 def _header(
@@ -605,11 +643,13 @@ def _header(
     anchor: str | None,
     games: int,
     tables: Sequence[Table],
+    game_name: str = DEFAULT_GAME,
 ) -> dict[str, Any]:
     """The first line of an evaluation log."""
     return {
         "type": "header",
         "kind": "eval",
+        "game": game_name,
         "spec": spec,
         "panel": panel,
         "seed": seed,

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from lastwill_env.engine import ConfigError, GameConfig
+from gamecore import DEFAULT_GAME, GameNotFound, load_game
 
 from .readfile import read_text
 
@@ -145,9 +145,12 @@ def scan_jsonl(
 # Records
 
 
-def check_record(record: Any, where: str = "record") -> dict[str, Any]:
-    """Validate the fields a replay needs (an error row is refused: it has no game to replay);
-    return the record."""
+def check_record(
+    record: Any, where: str = "record", game_name: Any = DEFAULT_GAME
+) -> dict[str, Any]:
+    """Validate the fields a replay needs (an error row is refused: it has no game to replay)
+    for a game of ``game_name`` (a log header's ``game``: an installed game); return the
+    record."""
     if not isinstance(record, dict):
         raise GameLogError(f"{where} is not a JSON object")
     if record.get("type") == "header":
@@ -163,8 +166,12 @@ def check_record(record: Any, where: str = "record") -> dict[str, Any]:
     if missing:
         raise GameLogError(f"{where} lacks {', '.join(missing)}; it is not a game record")
     try:
-        cfg = GameConfig.from_dict(record["config"])
-    except (ConfigError, TypeError, ValueError, AttributeError) as e:
+        rules = load_game(game_name)
+    except GameNotFound as e:
+        raise GameLogError(f"{where}: {e}") from None
+    try:
+        cfg = rules.config_from_dict(record["config"])
+    except (TypeError, ValueError, AttributeError) as e:  # ConfigError is a ValueError
         raise GameLogError(f"{where} has a bad config: {e}") from None
     actions = record["actions"]
     if not isinstance(actions, list) or any(type(a) is not int for a in actions):
@@ -182,7 +189,9 @@ def check_record(record: Any, where: str = "record") -> dict[str, Any]:
     return record
 
 
-def check_row(row: dict[str, Any], where: str, position: int) -> None:
+def check_row(
+    row: dict[str, Any], where: str, position: int, game_name: Any = DEFAULT_GAME
+) -> None:
     """A row of a log or a game file is a game record (:func:`check_record`) or an error row
     (an integer ``game`` and a ``seating`` of player specs)."""
     if row.get("type", "game") not in GAME_TYPES:
@@ -193,7 +202,7 @@ def check_row(row: dict[str, Any], where: str, position: int) -> None:
     if not isinstance(seating, list) or not all(isinstance(s, str) for s in seating):
         raise GameLogError(f"{where} is not a game record: 'seating' must list player specs")
     if row.get("error") is None:
-        check_record(row, where)
+        check_record(row, where, game_name)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,6 +219,11 @@ class GameFile:
     rows: list[dict[str, Any]]
     lines: list[int]
     single: bool  # one JSON object (a game file), not a log
+
+    @property
+    def game_name(self) -> Any:
+        """The game its rows are of: the header's ``game`` (a log without one: Last Will)."""
+        return (self.header or {}).get("game", DEFAULT_GAME)
 
     @property
     def kind(self) -> str:
@@ -232,7 +246,7 @@ class GameFile:
                 raise GameLogError(
                     f"{self.path} is a single game file (game {own}); there is no game {game} in it"
                 )
-            return check_record(self.rows[0], str(self.path))
+            return check_record(self.rows[0], str(self.path), self.game_name)
         indices = [r.get("game", i) for i, r in enumerate(self.rows)]
         if game is None:
             if len(self.rows) > 1:
@@ -248,7 +262,9 @@ class GameFile:
                     f"{self.path} has no game {game}; its games are {ranges(indices)}"
                 )
             i = found[0]
-        return check_record(self.rows[i], f"{self.where(i)} (game {indices[i]})")
+        return check_record(
+            self.rows[i], f"{self.where(i)} (game {indices[i]})", self.game_name
+        )
 
 
 def read_game_file(path: str | Path, max_depth: int = MAX_DEPTH) -> GameFile:
@@ -273,7 +289,7 @@ def read_game_file(path: str | Path, max_depth: int = MAX_DEPTH) -> GameFile:
             raise GameLogError(f"{path} holds no game rows; it is not an arena log or a game file")
         out = GameFile(path, scan.header, rows, [scan.lines[i] for i in keep], single=False)
     for i, row in enumerate(out.rows):
-        check_row(row, out.where(i), i)
+        check_row(row, out.where(i), i, out.game_name)
     return out
 
 

@@ -1,12 +1,15 @@
 """The network's answers at a search node: move probabilities for the seat to act and a value
 for every seat, from a trained policy with its critic (`agents.policy.NumpyPolicy`).
 
+The game is any `gamecore.Game` (``game=``; by default the policy's own, Last Will for most);
+everything of the game (encoders, views, shaping potential, rewards) comes through it.
+
 `LeafEvaluator.evaluate(state, legal)` encodes every seat's own observation in its sparse form
-(`encode_seats_sparse(state, seats)`: for each seat what `player_view(state, p)` shows, without
-building the views, the pieces all observers share written once) and runs the first layers of
-both networks, actor and critic, side by side as one weight matrix over all the seats'
-observations (each read through its few non-zero entries); the actor's later layers then read
-the acting seat's row, the critic's the rows of all seats at once.
+(`Game.encode_seats_sparse(state, seats)`: for each seat what `player_view(state, p)` shows;
+Last Will writes it without building the views, the pieces all observers share written once)
+and runs the first layers of both networks, actor and critic, side by side as one weight matrix
+over all the seats' observations (each read through its few non-zero entries); the actor's later
+layers then read the acting seat's row, the critic's the rows of all seats at once.
 The move probabilities are those of `NumpyPolicy.evaluate` for the acting seat's view: the
 masked softmax of the actor's logits over `legal`, with the policy's prior bot asked on
 `player_view(state, seat)` and `prior_weight` added to its choice's logit.
@@ -16,7 +19,8 @@ game's outcome can be averaged in one tree. The critic was trained on the discou
 a seat's own decisions (training.allseat): the terminal reward of the policy's reward mode
 (`terminal_rewards`, `zero_sum` by default: +1 for the winner, -1/(n-1) for every other seat)
 plus, with `shaping` > 0, the potential-based shaping `shaping * (gamma * phi' - phi)` between
-its decisions, where phi = (mean total of the other seats - own total) / 100. That shaping
+its decisions, where phi is `Game.potential` (Last Will's: (mean total of the other seats - own
+total) / 100). That shaping
 telescopes to `-shaping * phi(now)` over the rest of the game, so
 
     score(seat) = V(seat's observation) + shaping * phi(state, seat)
@@ -32,25 +36,30 @@ often in training. A finished game scores `terminal_rewards(ranks, reward)`.
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastwill_env.encoding import REWARD_MODES, encode_seats_sparse, terminal_rewards
-from lastwill_env.engine import GameState, player_view
-from lastwill_env.shaping import potential
+from gamecore import REWARD_MODES, load_game
 
 from .policy import NumpyPolicy
 from .residual import raise_prior
 
+if TYPE_CHECKING:
+    from gamecore import Game
+
 
 class LeafEvaluator:
     """Priors and per-seat values from `policy` (which needs its critic); `meta` is the
-    checkpoint's sidecar (its training `config` gives the reward mode and shaping).
+    checkpoint's sidecar (its training `config` gives the reward mode and shaping); `game`
+    the game its states are of (None: the policy's own game, else Last Will).
     Counts its network calls and the time spent encoding, in the network and in the prior
     bot (`calls`, `t_encode`, `t_net`, `t_prior`)."""
 
-    def __init__(self, policy: NumpyPolicy, meta: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, policy: NumpyPolicy, meta: dict[str, Any] | None = None, game: Game | None = None
+    ) -> None:
+        self.game = _game_of(policy, game)
         if not policy.has_value or policy.value_weights is None or policy.value_biases is None:
             raise ValueError(
                 "the search needs a policy with its critic (value network); this checkpoint "
@@ -74,16 +83,16 @@ class LeafEvaluator:
     def _act(self, x: np.ndarray) -> np.ndarray:
         return np.tanh(x) if self.policy.activation == "tanh" else np.maximum(x, 0.0)
 
-    def _encode(self, state: GameState, seats: range | list[int]) -> list[tuple]:
+    def _encode(self, state: Any, seats: range | list[int]) -> list[tuple]:
         """The seats' observations, each as (indices, values) of its non-zero entries."""
         t = time.perf_counter()
-        rows = encode_seats_sparse(state, seats, ordered=False)
+        rows = self.game.encode_seats_sparse(state, seats, ordered=False)
         self.t_encode += time.perf_counter() - t
         return rows
 
     def _first_layer(self, rows: list[tuple]) -> np.ndarray:
         """Both first layers over all rows, each row read through its non-zero entries only
-        (a few dozen of 4,285: the rows of the weights for those entries, summed)."""
+        (a few dozen of Last Will's 4,285: the rows of the weights for those entries, summed)."""
         first = self._first
         out = np.empty((len(rows), first.shape[1]), dtype=np.float32)
         for r, (nz, v) in enumerate(rows):
@@ -95,13 +104,14 @@ class LeafEvaluator:
             x = self._act(x) @ w.T + b
         return x
 
-    def _probabilities(self, state: GameState, logits: np.ndarray, legal: list[int]):
+    def _probabilities(self, state: Any, logits: np.ndarray, legal: list[int]):
         """`NumpyPolicy.evaluate`'s masked softmax, the prior bot's choice raised."""
         z = logits[list(legal)].astype(np.float64)
         pol = self.policy
         if pol.prior:
             t = time.perf_counter()
-            view = player_view(state, state.cur)
+            game = self.game
+            view = game.player_view(state, game.current_player(state))
             raise_prior(z, list(legal).index(pol.prior_choice(view, legal)), pol.prior_weight)
             self.t_prior += time.perf_counter() - t
         z -= z.max()
@@ -109,11 +119,13 @@ class LeafEvaluator:
         p /= p.sum()
         return dict(zip(legal, p.tolist(), strict=True))
 
-    def evaluate(self, state: GameState, legal: list[int]) -> tuple[dict[int, float], list[float]]:
+    def evaluate(self, state: Any, legal: list[int]) -> tuple[dict[int, float], list[float]]:
         """``(priors, scores)``: the acting seat's move probabilities over `legal` (by action)
         and every seat's score (the module docstring), from one network call."""
-        seat = state.cur
-        obs = self._encode(state, range(state.n))
+        game = self.game
+        seat = game.current_player(state)
+        n = game.num_players(state)
+        obs = self._encode(state, range(n))
         t = time.perf_counter()
         h = self._first_layer(obs)
         pol = self.policy
@@ -122,11 +134,15 @@ class LeafEvaluator:
         self.calls += 1
         self.t_net += time.perf_counter() - t
         priors = self._probabilities(state, logits, legal)
-        return priors, [self.score(float(values[p]), state, p) for p in range(state.n)]
+        lo, hi = self.bounds(n)
+        shaping, potential = self.shaping, game.potential
+        return priors, [
+            min(hi, max(lo, float(values[p]) + shaping * potential(state, p))) for p in range(n)
+        ]
 
-    def priors(self, state: GameState, legal: list[int]) -> dict[int, float]:
+    def priors(self, state: Any, legal: list[int]) -> dict[int, float]:
         """The acting seat's move probabilities over `legal` only (actor alone)."""
-        obs = self._encode(state, [state.cur])
+        obs = self._encode(state, [self.game.current_player(state)])
         t = time.perf_counter()
         pol = self.policy
         h = self._first_layer(obs)[0, : self._split]
@@ -139,11 +155,32 @@ class LeafEvaluator:
         """The range of a seat's terminal reward at `n` players."""
         return (-1.0 / (n - 1), 1.0) if self.reward == "zero_sum" else (-1.0, 1.0)
 
-    def score(self, value: float, state: GameState, seat: int) -> float:
-        """A critic value as an estimate of the seat's terminal reward (clipped to its range)."""
-        lo, hi = self.bounds(state.n)
-        return min(hi, max(lo, value + self.shaping * potential(state, seat)))
+    def score(self, value: float, state: Any, seat: int) -> float:
+        """A critic value as an estimate of the seat's terminal reward (clipped to its range):
+        what `evaluate` gives each seat."""
+        game = self.game
+        lo, hi = self.bounds(game.num_players(state))
+        return min(hi, max(lo, value + self.shaping * game.potential(state, seat)))
 
-    def terminal(self, state: GameState) -> list[float]:
+    def terminal(self, state: Any) -> list[float]:
         """Every seat's reward in a finished game."""
-        return terminal_rewards(state.results["ranks"], self.reward)
+        return self.game.terminal_rewards(self.game.ranks(state), self.reward)
+
+
+def potential(state: Any, seat: int) -> float:
+    """The default game's (Last Will's) shaping potential of ``seat``, `Game.potential`: what
+    an evaluator of that game adds back, scaled by its ``shaping``."""
+    return load_game().potential(state, seat)
+
+
+def _game_of(policy: NumpyPolicy, game: Game | None) -> Game:
+    """``game``, else the policy's own game, else Last Will; a clear error where the two
+    differ."""
+    own = getattr(policy, "game", None)
+    if game is None:
+        return own if own is not None else load_game()
+    if own is not None and own.name != game.name:
+        raise ValueError(
+            f"the policy plays {own.name!r}, not {game.name!r}: search {own.name!r} with it"
+        )
+    return game

@@ -6,10 +6,10 @@ plays the checkpoint at PATH (a `.npz` with its critic, or a policy name such as
 forced move is played at once).
 Single-observer information-set MCTS with AlphaZero's selection rule:
 
-- Each simulation samples a determinization of the player's own `PlayerView`
-  (`lastwill_env.engine.determinize`: the hidden cards re-dealt from what the seat cannot see,
-  with the search's own seeded generator), then walks down one tree shared by all
-  simulations.
+- Each simulation samples a determinization of the player's own view
+  (`Game.determinize_with`: the hidden cards re-dealt from what the seat cannot see, with the
+  search's own seeded generator), then walks down one tree shared by all simulations. The
+  game is any `gamecore.Game` (``game=``, Last Will by default) whose policy file it plays.
 - The tree is keyed by the path of actions from the root: a node's children are keyed by
   (action, seat to act next). The player's own decisions and the other seats' are keyed the
   same way, by the action actually taken in the sampled world: another seat's hidden choice
@@ -64,16 +64,18 @@ from __future__ import annotations
 import math
 import random
 import time
+from typing import TYPE_CHECKING, Any
 
-from lastwill_env.engine import GameConfig, GameState, PlayerView, apply_action, legal_actions
-from lastwill_env.engine.determinize import determinize
-from lastwill_env.engine.game import GAME_OVER
-from lastwill_env.options import check_number
+from gamecore import load_game
+from gamecore.options import check_number
 
 from .base import BaseAgent
 from .leafeval import LeafEvaluator
 from .policy import load_policy
 from .priors import PriorSource
+
+if TYPE_CHECKING:
+    from gamecore import Game
 
 DEFAULT_SIMS = 64
 _STAT_KEYS = ("sims", "steps", "calls", "seconds", "t_engine", "t_encode", "t_net", "t_prior")
@@ -111,8 +113,9 @@ class MCTSAgent(BaseAgent):
         alpha: float = 0.3,
         sure: float = 1.0,
         seed: int | None = None,
-        config: GameConfig | None = None,
+        config: Any = None,
         prior_bots: PriorSource | None = None,
+        game: Game | None = None,
     ) -> None:
         super().__init__(seed)
         if not policy or not isinstance(policy, str):
@@ -131,8 +134,9 @@ class MCTSAgent(BaseAgent):
         self.sure = check_number("sure", sure, 0.01, 1.0)
         self.root_prior: dict[int, float] = {}
         self.path = policy
-        pol, meta = load_policy(policy, need_value=True, prior_bots=prior_bots)
-        self.evaluator = LeafEvaluator(pol, meta)
+        self.game = load_game() if game is None else game
+        pol, meta = load_policy(policy, need_value=True, prior_bots=prior_bots, game=self.game)
+        self.evaluator = LeafEvaluator(pol, meta, game=self.game)
         self.config = config
         self.stats: dict[str, float] = {}
         # `unsearched`: decisions played from sure priors without a search (`sure` < 1)
@@ -141,18 +145,20 @@ class MCTSAgent(BaseAgent):
         self._steps = 0
 
     # -- the tree ------------------------------------------------------------------------
-    def _legal(self, s: GameState) -> list[int]:
+    def _legal(self, s: Any) -> list[int]:
         t = time.perf_counter()
-        legal = legal_actions(s)
+        legal = self.game.legal_actions(s)
         self._t_engine += time.perf_counter() - t
         return legal
 
-    def _apply(self, s: GameState, a: int) -> None:
+    def _apply(self, s: Any, a: int) -> None:
         """Apply `a`, then every forced move after it."""
+        game = self.game
+        is_over, legal_actions, apply_action = game.is_over, game.legal_actions, game.apply_action
         t = time.perf_counter()
         apply_action(s, a)
         self._steps += 1
-        while s.phase != GAME_OVER:
+        while not is_over(s):
             legal = legal_actions(s)
             if len(legal) != 1:
                 break
@@ -160,7 +166,7 @@ class MCTSAgent(BaseAgent):
             self._steps += 1
         self._t_engine += time.perf_counter() - t
 
-    def _select(self, node: _Node, s: GameState, legal: list[int]) -> int:
+    def _select(self, node: _Node, s: Any, legal: list[int]) -> int:
         """The PUCT choice among `legal` (priors completed from `s` where one is missing)."""
         prior = node.prior
         if any(a not in prior for a in legal):
@@ -178,8 +184,9 @@ class MCTSAgent(BaseAgent):
                 best_a, best_u = a, u
         return best_a
 
-    def _simulate(self, root: _Node, s: GameState) -> None:
+    def _simulate(self, root: _Node, s: Any) -> None:
         """One descent from `root` in the sampled world `s`, an expansion and the backup."""
+        is_over, current_player = self.game.is_over, self.game.current_player
         path: list[tuple[_Node, int]] = []
         node = root
         legal = self._legal(s)
@@ -187,15 +194,16 @@ class MCTSAgent(BaseAgent):
             a = self._select(node, s, legal)
             path.append((node, a))
             self._apply(s, a)
-            if s.phase == GAME_OVER:
+            if is_over(s):
                 scores = self.evaluator.terminal(s)
                 break
             legal = self._legal(s)
-            key = (a, s.cur)
+            cur = current_player(s)
+            key = (a, cur)
             child = node.children.get(key)
             if child is None:
                 prior, scores = self.evaluator.evaluate(s, legal)
-                node.children[key] = _Node(s.cur, self._soften(prior), scores[s.cur])
+                node.children[key] = _Node(cur, self._soften(prior), scores[cur])
                 break
             node = child
         for n, a in path:
@@ -203,24 +211,22 @@ class MCTSAgent(BaseAgent):
             n.edge_n[a] = n.edge_n.get(a, 0) + 1
             n.edge_w[a] = n.edge_w.get(a, 0.0) + scores[n.seat]
 
-    def _sample(self, view: PlayerView) -> GameState:
+    def _sample(self, view: Any) -> Any:
         t = time.perf_counter()
-        s = determinize(view, view.seat, self.rng, config=self.config)
+        s = self.game.determinize_with(view, self.rng, self.config)
         self._t_engine += time.perf_counter() - t
         return s
 
     # -- a decision ----------------------------------------------------------------------
-    def policy_priors(self, view: PlayerView) -> dict[int, float]:
+    def policy_priors(self, view: Any) -> dict[int, float]:
         """The policy's move probabilities at `view` over its legal actions (its prior bot
         included; before the prior temperature and root noise): what a search from `view`
         starts from. They depend on the view alone, so the world they are read in is drawn
         with a generator of its own: the agent's random stream is not touched."""
-        s = determinize(view, view.seat, random.Random(0), config=self.config)
+        s = self.game.determinize_with(view, random.Random(0), self.config)
         return self.evaluator.priors(s, self._legal(s))
 
-    def search(
-        self, view: PlayerView, sims: int | None = None, noise: float | None = None
-    ) -> _Node:
+    def search(self, view: Any, sims: int | None = None, noise: float | None = None) -> _Node:
         """The root of a search from `view` within the budget; `sims` and `noise`, when given,
         replace the agent's own for this search alone (self-play's cheap searches)."""
         t0 = time.perf_counter()
@@ -231,7 +237,8 @@ class MCTSAgent(BaseAgent):
         prior, scores = self.evaluator.evaluate(s, legal)
         self.root_prior = prior
         mixed = self._root_noise(self._soften(prior), legal, self.noise if noise is None else noise)
-        root = _Node(view.seat, mixed, scores[view.seat])
+        seat = self.game.current_player(s)  # the view's own: it is asked at its decisions
+        root = _Node(seat, mixed, scores[seat])
         done = 0
         while True:
             self._simulate(root, s)
@@ -277,7 +284,7 @@ class MCTSAgent(BaseAgent):
                 return self.rng.choices(legal, weights=w)[0]
         return max(legal, key=lambda a: (root.edge_n.get(a, 0), root.prior.get(a, 0.0), -a))
 
-    def act(self, view: PlayerView, legal: list[int]) -> int:
+    def act(self, view: Any, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
         legal = sorted(legal)  # independent of the order of the caller's list
@@ -294,7 +301,7 @@ class MCTSAgent(BaseAgent):
         self._record(time.perf_counter() - t0, before)
         return choice
 
-    def _sure_move(self, view: PlayerView, legal: list[int]) -> int | None:
+    def _sure_move(self, view: Any, legal: list[int]) -> int | None:
         """The policy's top move when its probability is at least `sure`, else None."""
         priors = self.policy_priors(view)
         best = max(legal, key=lambda a: (priors.get(a, 0.0), -a))

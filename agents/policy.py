@@ -19,8 +19,11 @@ longer plays the same moves. The bot, its fingerprint and the check of its name 
 `agents.priors.PriorSource` the policy is handed by whoever builds players (`agents.registry`):
 this module knows nothing of bots or of the registry.
 
-Loading a checkpoint made for another env version, action table or observation layout fails
-with `CheckpointMismatchError`, which says what differs. Every load also checks the files
+A policy file is for one game (`gamecore.Game`): its sidecar records ``"game"`` (the game's
+registry name; a sidecar without it is Last Will's) and the game's signature
+(`env_signature`). Loading it for another game (``game=``, Last Will by default) fails with
+`CheckpointMismatchError` naming both games, as does a checkpoint made for another env version,
+action table or observation layout, which says what differs. Every load also checks the files
 themselves (`CheckpointError` otherwise): the sidecar must be a JSON object; each companion it
 lists under `"files"` (sizes and sha256, written last by the trainer, `agents.safeio`) must
 match, so a checkpoint replaced part-way is refused; the weights must be readable arrays of the
@@ -32,12 +35,12 @@ from __future__ import annotations
 import json
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from lastwill_env.encoding import OBS_SIZE, encode_observation_sparse
-from lastwill_env.engine import NUM_ACTIONS, ConfigError, PlayerView
+from gamecore import DEFAULT_GAME, load_game
+from gamecore.options import ConfigError
 
 from . import policyfiles, trust
 from . import priors as prior_sources
@@ -46,6 +49,9 @@ from .priors import PriorError, PriorSource
 from .readfile import read_json
 from .residual import check_prior_weight, raise_prior
 from .safeio import BundleError, bundle_base, verify_bundle, write_with
+
+if TYPE_CHECKING:
+    from gamecore import Game
 
 
 class CheckpointError(ValueError):
@@ -56,17 +62,39 @@ class CheckpointMismatchError(CheckpointError):
     """A checkpoint made for another env version, action table or observation layout."""
 
 
-def env_signature() -> dict[str, Any]:
-    """What a checkpoint must match to be played by this version of the lab."""
-    import lastwill_env
+def _game(game: Game | None) -> Game:
+    return load_game() if game is None else game
 
+
+def env_signature(game: Game | None = None) -> dict[str, Any]:
+    """What a checkpoint of ``game`` (Last Will by default) must match to be played by this
+    version of the lab: its env name and version, action-table hash and sizes. (The game's
+    name is recorded beside them as ``"game"``, `check_game`.)"""
+    game = _game(game)
     return {
-        "env_name": lastwill_env.ENV_NAME,
-        "env_version": lastwill_env.ENV_VERSION,
-        "action_table_hash": lastwill_env.ACTION_TABLE_HASH,
-        "num_actions": NUM_ACTIONS,
-        "obs_size": OBS_SIZE,
+        "env_name": game.env_name,
+        "env_version": game.version,
+        "action_table_hash": game.action_table_hash,
+        "num_actions": game.num_actions,
+        "obs_size": game.obs_size,
     }
+
+
+def sidecar_game(meta: dict[str, Any]) -> str:
+    """The game a sidecar's policy is for (one written without ``"game"`` is Last Will's)."""
+    return meta.get("game", DEFAULT_GAME)
+
+
+def check_game(meta: dict[str, Any], where: str, game: Game | None = None) -> None:
+    """Raise CheckpointMismatchError, naming both games, when the checkpoint is another
+    game's policy than ``game``'s (Last Will by default)."""
+    game = _game(game)
+    theirs = sidecar_game(meta)
+    if theirs != game.name:
+        raise CheckpointMismatchError(
+            f"checkpoint {where} is a policy for the game {theirs!r}, not for {game.name!r}: "
+            f"play it in a game of {theirs!r}, or train one for {game.name!r}"
+        )
 
 
 def sidecar_path(path: str | Path) -> Path:
@@ -110,9 +138,11 @@ def verify_files(path: str | Path, meta: dict[str, Any]) -> None:
         raise CheckpointError(str(e)) from None
 
 
-def check_compatible(meta: dict[str, Any], where: str) -> None:
-    """Raise CheckpointMismatchError naming every field that differs from this lab."""
-    want = env_signature()
+def check_compatible(meta: dict[str, Any], where: str, game: Game | None = None) -> None:
+    """Raise CheckpointMismatchError naming the two games when the checkpoint is another
+    game's, else every field that differs from this lab's ``game`` (Last Will by default)."""
+    check_game(meta, where, game)
+    want = env_signature(game)
     diffs = [
         f"{k}: checkpoint has {meta.get(k)!r}, this lab has {v!r}"
         for k, v in want.items()
@@ -172,9 +202,12 @@ class NumpyPolicy:
     ``prior_bots`` is where the bot comes from (`agents.priors`): the builder of players passes
     its own; without one, the default installed by `agents.registry`.
 
-    An observation ``obs`` is the dense vector (``encode_observation``) or its sparse form
-    ``(indices, values)`` (``encode_observation_sparse``, ``encode_state_sparse``): the first
-    layer reads only the non-zero entries, so both give the same result, bit for bit.
+    An observation ``obs`` is the dense vector (``Game.encode_observation``) or its sparse form
+    ``(indices, values)`` (``Game.encode_observation_sparse``): the first layer reads only the
+    non-zero entries, so both give the same result, bit for bit.
+
+    ``game``: the game whose observations and actions the network maps (None: Last Will); the
+    layers' sizes must be its `obs_size` and `num_actions`.
     """
 
     def __init__(
@@ -187,16 +220,20 @@ class NumpyPolicy:
         prior: str = "",
         prior_weight: float = 0.0,
         prior_bots: PriorSource | None = None,
+        game: Game | None = None,
     ):
+        self.game = game = _game(game)
         if activation not in ("tanh", "relu"):
             raise CheckpointError(f"unsupported activation {activation!r}; known: tanh, relu")
         if len(weights) != len(biases) or not weights:
             raise CheckpointError("policy weights and biases do not match")
         _check_layers(weights, biases, "policy")
-        if weights[0].shape[1] != OBS_SIZE or weights[-1].shape[0] != NUM_ACTIONS:
+        obs_size, num_actions = game.obs_size, game.num_actions
+        if weights[0].shape[1] != obs_size or weights[-1].shape[0] != num_actions:
             raise CheckpointMismatchError(
                 f"policy maps {weights[0].shape[1]} inputs to {weights[-1].shape[0]} actions; "
-                f"this lab has {OBS_SIZE} observation entries and {NUM_ACTIONS} actions"
+                f"this lab has {obs_size} observation entries and {num_actions} actions "
+                f"({game.title})"
             )
         self.weights = [np.ascontiguousarray(w, dtype=np.float32) for w in weights]
         self.biases = [np.ascontiguousarray(b, dtype=np.float32) for b in biases]
@@ -207,10 +244,10 @@ class NumpyPolicy:
             if value_biases is None or len(value_weights) != len(value_biases):
                 raise CheckpointError("value weights and biases do not match")
             _check_layers(value_weights, value_biases, "value network")
-            if value_weights[0].shape[1] != OBS_SIZE or value_weights[-1].shape[0] != 1:
+            if value_weights[0].shape[1] != obs_size or value_weights[-1].shape[0] != 1:
                 raise CheckpointMismatchError(
                     f"value network maps {value_weights[0].shape[1]} inputs to "
-                    f"{value_weights[-1].shape[0]} outputs; expected {OBS_SIZE} inputs, 1 output"
+                    f"{value_weights[-1].shape[0]} outputs; expected {obs_size} inputs, 1 output"
                 )
             self.value_weights = [np.ascontiguousarray(w, dtype=np.float32) for w in value_weights]
             self.value_biases = [np.ascontiguousarray(b, dtype=np.float32) for b in value_biases]
@@ -229,6 +266,18 @@ class NumpyPolicy:
                 f"prior {prior!r} with weight {prior_weight}: a prior needs a positive weight, "
                 f"and a weight needs a prior"
             )
+
+    def __getstate__(self) -> dict[str, Any]:
+        # a game object may hold what does not pickle (modules): it travels by its name
+        st = dict(self.__dict__)
+        if st.get("game") is not None:
+            st["game"] = st["game"].name
+        return st
+
+    def __setstate__(self, st: dict[str, Any]) -> None:
+        if isinstance(st.get("game"), str):
+            st = {**st, "game": load_game(st["game"])}
+        self.__dict__.update(st)
 
     def prior_source(self) -> PriorSource:
         """The source of this policy's prior bot: the one it was given, else the default."""
@@ -266,7 +315,7 @@ class NumpyPolicy:
         return self.value_weights is not None
 
     @classmethod
-    def from_sb3(cls, model: Any) -> NumpyPolicy:
+    def from_sb3(cls, model: Any, game: Game | None = None) -> NumpyPolicy:
         import torch.nn as nn
 
         policy = model.policy
@@ -282,10 +331,11 @@ class NumpyPolicy:
             name,
             [m.weight.detach().cpu().numpy() for m in vlayers],
             [m.bias.detach().cpu().numpy() for m in vlayers],
+            game=game,
         )
 
     def state(self) -> dict[str, Any]:
-        """Picklable weights (to ship to env workers)."""
+        """Picklable weights (to ship to env workers; `from_state` takes the game again)."""
         return {
             "weights": self.weights,
             "biases": self.biases,
@@ -297,7 +347,9 @@ class NumpyPolicy:
         }
 
     @classmethod
-    def from_state(cls, st: dict[str, Any], prior_bots: PriorSource | None = None) -> NumpyPolicy:
+    def from_state(
+        cls, st: dict[str, Any], prior_bots: PriorSource | None = None, game: Game | None = None
+    ) -> NumpyPolicy:
         return cls(
             st["weights"],
             st["biases"],
@@ -307,6 +359,7 @@ class NumpyPolicy:
             st.get("prior", ""),
             st.get("prior_weight", 0.0),
             prior_bots,
+            game,
         )
 
     def write_npz(self, path: str | Path) -> None:
@@ -335,11 +388,14 @@ class NumpyPolicy:
             raise CheckpointError(f"the policy's prior {self.prior!r}: {e}") from None
 
     @classmethod
-    def load_npz(cls, path: str | Path, prior_bots: PriorSource | None = None) -> NumpyPolicy:
-        """Read a policy file. One over a prior that records the prior's fingerprint
-        (`agents.behaviour`) loads only if the bot still plays as it did when the file was
-        written (files from before fingerprints load unchecked); ``prior_bots`` gives the bot and
-        its fingerprint now (the default source without it)."""
+    def load_npz(
+        cls, path: str | Path, prior_bots: PriorSource | None = None, game: Game | None = None
+    ) -> NumpyPolicy:
+        """Read a policy file (of ``game``'s sizes, Last Will's by default). One over a prior
+        that records the prior's fingerprint (`agents.behaviour`) loads only if the bot still
+        plays as it did when the file was written (files from before fingerprints load
+        unchecked); ``prior_bots`` gives the bot and its fingerprint now (the default source
+        without it)."""
         try:
             with np.load(path, allow_pickle=False) as z:
                 k = sum(1 for name in z.files if name.startswith("w"))
@@ -353,6 +409,7 @@ class NumpyPolicy:
                     str(z["prior"]) if "prior" in z.files else "",
                     float(z["prior_weight"]) if "prior_weight" in z.files else 0.0,
                     prior_bots,
+                    game,
                 )
                 recorded = str(z["prior_fingerprint"]) if "prior_fingerprint" in z.files else ""
         except CheckpointError:
@@ -384,9 +441,10 @@ class NumpyPolicy:
 
     def _mlp(self, obs: np.ndarray, weights: list[np.ndarray], biases: list[np.ndarray]):
         act = np.tanh if self.activation == "tanh" else (lambda v: np.maximum(v, 0.0))
-        # an observation is sparse (a few dozen of its 4,285 entries are non-zero): the first
-        # layer sums the rows of those entries only, the same map at a fraction of the cost.
-        # `obs` is the dense vector or its sparse form (indices, values), lastwill_env.sparse
+        # an observation is sparse (a few dozen of Last Will's 4,285 entries are non-zero): the
+        # first layer sums the rows of those entries only, the same map at a fraction of the
+        # cost. `obs` is the dense vector or its sparse form (indices, values),
+        # Game.encode_observation_sparse
         if isinstance(obs, tuple):
             nz, v = obs
         else:
@@ -423,7 +481,7 @@ class NumpyPolicy:
         return p, self.value(obs)
 
     def logits_batch(self, obs: np.ndarray) -> np.ndarray:
-        """Logits of a batch of observations, shape (B, OBS_SIZE) -> (B, NUM_ACTIONS)."""
+        """Logits of a batch of observations, shape (B, obs_size) -> (B, num_actions)."""
         x = obs
         last = len(self.weights) - 1
         for i, (w, b) in enumerate(zip(self.weights, self.biases, strict=True)):
@@ -454,10 +512,14 @@ class NumpyPolicy:
         return legal[min(int(np.searchsorted(np.cumsum(p), u, side="right")), len(legal) - 1)]
 
 
-def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = None) -> Path:
+def save_policy(
+    model: Any, path: str | Path, extra: dict[str, Any] | None = None, game: Game | None = None
+) -> Path:
     """Write what `ppo:PATH` plays: the policy's weights `NAME.npz` and the sidecar `NAME.json`
-    (`env_signature()`, the time, and `extra`), beside `path` (`NAME`, `NAME.npz` or
-    `NAME.zip`: an existing `.zip` is left as it is). Returns the `.npz` path.
+    (``"game"``: the game's name, `env_signature(game)`, the time, and `extra`), beside `path`
+    (`NAME`, `NAME.npz` or `NAME.zip`: an existing `.zip` is left as it is). Returns the `.npz`
+    path.
+    ``game``: the game the policy plays; None: a `NumpyPolicy`'s own game, else Last Will.
 
     `model` is a MaskablePPO (or PPO) model with an `MlpPolicy` trained on this lab's
     observation and action spaces (`SingleSeatEnv`, `lastwill train`), a model with
@@ -469,29 +531,20 @@ def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = Non
     if path.suffix not in ("", ".npz", ".zip"):
         raise CheckpointError(f"save_policy({path}): give a path ending in .npz or .zip, or none")
     npz = path.with_suffix(".npz")
-    if isinstance(model, NumpyPolicy):
-        policy = model
-    elif callable(getattr(model, "actor_numpy", None)):
-        policy = model.actor_numpy()  # checks the observation and action sizes
-    else:
-        obs = getattr(model, "observation_space", None)
-        act = getattr(model, "action_space", None)
-        shape = getattr(obs, "shape", None)
-        if shape != (OBS_SIZE,) or getattr(act, "n", None) != NUM_ACTIONS:
-            raise CheckpointMismatchError(
-                f"save_policy: the model observes {obs} and acts in {act}; ppo:PATH plays "
-                f"models trained on this lab's spaces, Box({OBS_SIZE},) and "
-                f"Discrete({NUM_ACTIONS}) (SingleSeatEnv or lastwill train)"
-            )
-        if not hasattr(getattr(model, "policy", None), "mlp_extractor"):
-            raise CheckpointError(
-                f"save_policy: {type(model).__name__} has no MlpPolicy (policy.mlp_extractor); "
-                f"train MaskablePPO('MlpPolicy', ...)"
-            )
-        policy = NumpyPolicy.from_sb3(model)
+    if game is None and isinstance(model, NumpyPolicy):
+        game = getattr(model, "game", None)
+    game = _game(game)
+    policy = _policy_of(model, game)
+    own = getattr(policy, "game", None)
+    if own is not None and own.name != game.name:
+        raise CheckpointMismatchError(
+            f"save_policy: the policy plays {own.name!r}, not {game.name!r}; save it for "
+            f"{own.name!r}"
+        )
     npz.parent.mkdir(parents=True, exist_ok=True)
     meta = {
-        **env_signature(),
+        "game": game.name,
+        **env_signature(game),
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         **(extra or {}),
     }
@@ -503,13 +556,37 @@ def save_policy(model: Any, path: str | Path, extra: dict[str, Any] | None = Non
     return npz
 
 
+def _policy_of(model: Any, game: Game) -> NumpyPolicy:
+    """`save_policy`'s model as a `NumpyPolicy` of ``game``'s sizes."""
+    if isinstance(model, NumpyPolicy):
+        return model
+    if callable(getattr(model, "actor_numpy", None)):
+        return model.actor_numpy()  # checks the observation and action sizes
+    obs = getattr(model, "observation_space", None)
+    act = getattr(model, "action_space", None)
+    shape = getattr(obs, "shape", None)
+    if shape != (game.obs_size,) or getattr(act, "n", None) != game.num_actions:
+        raise CheckpointMismatchError(
+            f"save_policy: the model observes {obs} and acts in {act}; ppo:PATH plays "
+            f"models trained on this lab's spaces, Box({game.obs_size},) and "
+            f"Discrete({game.num_actions}) (SingleSeatEnv or lastwill train)"
+        )
+    if not hasattr(getattr(model, "policy", None), "mlp_extractor"):
+        raise CheckpointError(
+            f"save_policy: {type(model).__name__} has no MlpPolicy (policy.mlp_extractor); "
+            f"train MaskablePPO('MlpPolicy', ...)"
+        )
+    return NumpyPolicy.from_sb3(model, game)
+
+
 _CACHE: dict[tuple[Any, ...], tuple[NumpyPolicy, dict[str, Any]]] = {}
 
 
 def without_prior(policy: NumpyPolicy) -> NumpyPolicy:
     """The network of `policy` alone (`ppo:PATH:net`): the same weights, no prior bot and no
     bonus for its choice. The policy given, which the load cache shares, is not changed."""
-    return NumpyPolicy.from_state({**policy.state(), "prior": "", "prior_weight": 0.0})
+    state = {**policy.state(), "prior": "", "prior_weight": 0.0}
+    return NumpyPolicy.from_state(state, game=getattr(policy, "game", None))
 
 
 def load_policy(
@@ -518,6 +595,7 @@ def load_policy(
     need_value: bool = False,
     allow_pickle: bool = False,
     prior_bots: PriorSource | None = None,
+    game: Game | None = None,
 ) -> tuple[NumpyPolicy, dict[str, Any]]:
     """Load a checkpoint (`.zip` or `.npz`, with its `.json` sidecar) as a NumpyPolicy.
     Cached per process by path and modification time (the arena builds agents per game).
@@ -529,7 +607,9 @@ def load_policy(
     from the `.zip` beside it when there is one and it may be read (importing torch then);
     otherwise the policy has no critic (``has_value`` is false). ``prior_bots``: where a policy
     over a prior gets its bot (`NumpyPolicy`). ``path`` may be a policy name such as
-    ``reference`` (`agents.policyfiles`)."""
+    ``reference`` (`agents.policyfiles`). ``game``: the game the policy must be for (None:
+    Last Will); a policy of another game is a `CheckpointMismatchError` naming both."""
+    game = _game(game)
     try:
         path = Path(policyfiles.resolve(str(path)))
     except policyfiles.PolicyNameError as e:
@@ -537,17 +617,18 @@ def load_policy(
     allow = allow_pickle or trust.allows_pickle(path.with_suffix(".zip"))
     try:
         key = (str(path.resolve()), path.stat().st_mtime, check, need_value, allow, prior_bots)
+        key += (game.name, id(game))
     except OSError:
         key = None
     if key is not None and key in _CACHE:
         return _CACHE[key]
-    out = _load_policy(path, check, need_value, allow, prior_bots)
+    out = _load_policy(path, check, need_value, allow, prior_bots, game)
     if key is not None:
         _CACHE[key] = out
     return out
 
 
-def _load_sb3(path: Path) -> NumpyPolicy:
+def _load_sb3(path: Path, game: Game) -> NumpyPolicy:
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as e:  # pragma: no cover - a core dependency
@@ -556,7 +637,7 @@ def _load_sb3(path: Path) -> NumpyPolicy:
         model = MaskablePPO.load(str(path), device="cpu")
     except Exception as e:  # noqa: BLE001 - any unreadable file is reported the same way
         raise CheckpointError(f"cannot load checkpoint {path}: {e}") from e
-    return NumpyPolicy.from_sb3(model)
+    return NumpyPolicy.from_sb3(model, game)
 
 
 def _refuse_pickle(path: Path) -> CheckpointError:
@@ -570,7 +651,12 @@ def _refuse_pickle(path: Path) -> CheckpointError:
 
 
 def _load_policy(
-    path: Path, check: bool, need_value: bool, allow: bool, prior_bots: PriorSource | None
+    path: Path,
+    check: bool,
+    need_value: bool,
+    allow: bool,
+    prior_bots: PriorSource | None,
+    game: Game,
 ) -> tuple[NumpyPolicy, dict[str, Any]]:
     if not path.exists():
         raise CheckpointError(
@@ -580,26 +666,28 @@ def _load_policy(
     if path.suffix not in (".zip", ".npz"):
         raise CheckpointError(f"checkpoint {path} must be a .zip or .npz file")
     meta = read_sidecar(path)
+    check_game(meta, str(path), game)  # another game's policy: refused even unchecked
     if check:
-        check_compatible(meta, str(path))
+        check_compatible(meta, str(path), game)
     verify_files(path, meta)
     npz = path.with_suffix(".npz")
     if npz.exists():
-        pol = NumpyPolicy.load_npz(npz, prior_bots)
+        pol = NumpyPolicy.load_npz(npz, prior_bots, game)
         zip_ = path.with_suffix(".zip")
         if need_value and not pol.has_value and zip_.exists() and allow:
-            full = _load_sb3(zip_)
+            full = _load_sb3(zip_, game)
             pol.value_weights, pol.value_biases = full.value_weights, full.value_biases
         return pol, meta
     if not allow:
         raise _refuse_pickle(path)
-    return _load_sb3(path), meta
+    return _load_sb3(path, game), meta
 
 
 class PolicyAgent(BaseAgent):
     """Plays a trained checkpoint with masks; `mode` is `det` (arg-max) or `sample`;
     ``allow_pickle`` lets a `.zip` without its `.npz` load, ``prior_bots`` gives a policy over a
-    prior its bot (`load_policy`)."""
+    prior its bot (`load_policy`); ``game`` is the game it plays (None: Last Will), whose policy
+    file it must be."""
 
     name = "ppo"
 
@@ -611,18 +699,23 @@ class PolicyAgent(BaseAgent):
         allow_pickle: bool = False,
         prior_bots: PriorSource | None = None,
         alone: bool = False,
+        game: Game | None = None,
     ) -> None:
         super().__init__(seed)
         if mode not in ("det", "sample"):
             raise ValueError(f"mode {mode!r} is not allowed; choose det or sample")
         self.path = path
         self.deterministic = mode == "det"
-        self.policy, self.meta = load_policy(path, allow_pickle=allow_pickle, prior_bots=prior_bots)
+        self.game = _game(game)
+        self.policy, self.meta = load_policy(
+            path, allow_pickle=allow_pickle, prior_bots=prior_bots, game=self.game
+        )
         if alone:
             self.policy = without_prior(self.policy)
+        self._encode = self.game.encode_observation_sparse
 
-    def act(self, view: PlayerView, legal: list[int]) -> int:
+    def act(self, view: Any, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        obs = encode_observation_sparse(view)  # (indices, values): what the first layer reads
+        obs = self._encode(view)  # (indices, values): what the first layer reads
         return self.policy.choose(obs, legal, self.deterministic, self.rng, view)

@@ -11,7 +11,9 @@ A list of players on the command line is comma-separated:
 
 Where names come from, in this order (an earlier source wins a name):
 
-1. the built-in agents (`random`, the bots, `mc`, `mcts`, `ppo`);
+1. the built-in agents: the game's own scripted bots (`gamecore.Game.bots`, Last Will's by
+   default) and the players every game shares (`random`, `mc`, `mcts`, `ppo`), which are
+   built with ``game=`` the game being played;
 2. `register(name, factory, summary)` at run time;
 3. installed packages, through the entry-point group `lastwill.agents` (`ENTRY_POINT_GROUP`):
    in a package's `pyproject.toml`, `[project.entry-points."lastwill.agents"]` with
@@ -49,7 +51,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from lastwill_env.options import shown
+from gamecore import Game, load_game
+from gamecore.options import shown
 
 from . import priors, trust
 from .base import Agent, RandomAgent
@@ -71,9 +74,28 @@ class Entry:
     summary: str
     params: str = ""  # e.g. "eps=FLOAT (default 0.0)"
     origin: str = "registered"  # "built-in", "registered" or "entry point"
+    takes_game: bool = False  # a shared player: built with game=the game being played
 
 
-_REGISTRY: dict[str, Entry] = {}
+_REGISTRY: dict[str, Entry] = {}  # the shared players, and those registered or installed
+_GAME_BOTS: dict[str, dict[str, Entry]] = {}  # each game's scripted bots, by game name
+
+
+def game_of(game: Game | str | None) -> Game:
+    """The game an argument names: a `gamecore.Game`, a registry name, or None (Last Will)."""
+    return game if isinstance(game, Game) else load_game(game)
+
+
+def _bots(game: Game) -> dict[str, Entry]:
+    """``game``'s scripted bots as registry entries (built once per game)."""
+    bots = _GAME_BOTS.get(game.name)
+    if bots is None:
+        bots = {
+            name: Entry(name, bot.factory, bot.summary, bot.params, origin="built-in")
+            for name, bot in game.bots().items()
+        }
+        _GAME_BOTS[game.name] = bots
+    return bots
 
 
 def register(name: str, factory: Callable[..., Agent], summary: str, params: str = "") -> None:
@@ -83,14 +105,20 @@ def register(name: str, factory: Callable[..., Agent], summary: str, params: str
     _REGISTRY[name] = Entry(name, factory, summary, params)
 
 
-def names() -> list[str]:
-    return sorted(_REGISTRY)
-
-
-def entries() -> list[Entry]:
-    """Every registered player, by name."""
+def _table(game: Game | str | None = None) -> dict[str, Entry]:
+    """Every player of ``game`` by name: its bots, then the shared and registered ones."""
     _load_builtin()
-    return [_REGISTRY[n] for n in names()]
+    return {**_REGISTRY, **_bots(game_of(game))}
+
+
+def names(game: Game | str | None = None) -> list[str]:
+    return sorted(_table(game))
+
+
+def entries(game: Game | str | None = None) -> list[Entry]:
+    """Every player of ``game`` (Last Will by default), by name."""
+    table = _table(game)
+    return [table[n] for n in sorted(table)]
 
 
 def _coerce(value: str):
@@ -296,12 +324,11 @@ def _import_spec(name: str, pos: list) -> bool:
     return bool(pos) and bool(_DOTTED.match(name)) and bool(_DOTTED.match(str(pos[0])))
 
 
-def resolve(spec: str) -> tuple[Entry, list, dict]:
-    """The registry entry a spec uses (a `module:Class` spec gets an unregistered one), with
-    the spec's positional and keyword parameters. Builds nothing."""
-    _load_builtin()
+def resolve(spec: str, game: Game | str | None = None) -> tuple[Entry, list, dict]:
+    """The registry entry a spec uses in ``game`` (a `module:Class` spec gets an unregistered
+    one), with the spec's positional and keyword parameters. Builds nothing."""
     name, pos, kw = parse_spec(spec)
-    entry = _REGISTRY.get(name)
+    entry = _table(game).get(name)
     if entry is None and _import_spec(name, pos):
         target = f"{name}:{pos[0]}"
         factory = ImportFactory(target, spec.strip(), guarded=True)
@@ -309,7 +336,7 @@ def resolve(spec: str) -> tuple[Entry, list, dict]:
         pos = pos[1:]
     if entry is None:
         raise PlayerSpecError(
-            f"unknown player {name!r} in spec {spec!r}; valid players:\n{legend()}\n"
+            f"unknown player {name!r} in spec {spec!r}; valid players:\n{legend(game)}\n"
             f"  or module.path:ClassName[:key=value...] to import an agent class"
         )
     return entry, pos, kw
@@ -381,17 +408,25 @@ def trusting(specs: Iterable[str]) -> Iterator[None]:
         yield
 
 
-def make_agent(spec: str, seed: int | None = None, *, trusted: bool = False) -> Agent:
-    """Build the agent a spec names; a clear error lists the valid choices. ``trusted``: the
-    spec is the caller's own (typed by the user), so a `module:Class` spec may import its
-    class and a ``ppo:`` checkpoint may load from a ``.zip``; otherwise only what the process
-    has granted (:func:`trusting`) may."""
+def make_agent(
+    spec: str,
+    seed: int | None = None,
+    *,
+    trusted: bool = False,
+    game: Game | str | None = None,
+) -> Agent:
+    """Build the agent a spec names for ``game`` (Last Will by default); a clear error lists
+    the valid choices. ``trusted``: the spec is the caller's own (typed by the user), so a
+    `module:Class` spec may import its class and a ``ppo:`` checkpoint may load from a
+    ``.zip``; otherwise only what the process has granted (:func:`trusting`) may."""
     if trusted:
         with trusting([spec]):
-            return make_agent(spec, seed)
-    entry, pos, kw = resolve(spec)
+            return make_agent(spec, seed, game=game)
+    entry, pos, kw = resolve(spec, game)
     if isinstance(entry.factory, ImportFactory):
         entry.factory.load()  # import errors are reported as they are
+    if entry.takes_game and game is not None:
+        kw = {**kw, "game": game_of(game)}
     try:
         agent = entry.factory(*pos, seed=seed, **kw)
     except PlayerSpecError:
@@ -496,14 +531,14 @@ def _import_root(module: str) -> str | None:
     return None
 
 
-def worker_setup(specs: Iterable[str]) -> WorkerSetup:
+def worker_setup(specs: Iterable[str], game: Game | str | None = None) -> WorkerSetup:
     """What workers need to build `specs` as this process does (call after building them):
     only the grants of `agents.trust` that this process holds now travel with them."""
     specs = list(specs)
     paths: dict[str, None] = {}
     entries: dict[str, Entry] = {}
     for spec in specs:
-        entry, _, _ = resolve(spec)
+        entry, _, _ = resolve(spec, game)
         if isinstance(entry.factory, ImportFactory):
             root = _import_root(entry.factory.target.partition(":")[0])
             if root is not None:
@@ -549,13 +584,11 @@ def worker_setup_applied(setup: WorkerSetup | None) -> Iterator[None]:
         yield
 
 
-def legend() -> str:
-    _load_builtin()
+def legend(game: Game | str | None = None) -> str:
     lines = []
-    for n in names():
-        e = _REGISTRY[n]
+    for e in entries(game):
         extra = f"  [{e.params}]" if e.params else ""
-        lines.append(f"  {n:<12} {e.summary}{extra}")
+        lines.append(f"  {e.name:<12} {e.summary}{extra}")
     return "\n".join(lines)
 
 
@@ -579,18 +612,7 @@ def _load_entry_points() -> None:
 
 
 _loaded = False
-_BUILTIN_NAMES = (
-    "random",
-    "greedy",
-    "speculator",
-    "planner",
-    "combiner",
-    "racer",
-    "sprinter",
-    "mc",
-    "mcts",
-    "ppo",
-)
+_BUILTIN_NAMES = ("random", "mc", "mcts", "ppo")  # shared by every game
 
 
 def _load_builtin() -> None:
@@ -600,21 +622,8 @@ def _load_builtin() -> None:
         return
     _loaded = True
     register("random", lambda seed=None: RandomAgent(seed), "uniformly random legal actions")
-    from .bots import CombinerBot, GreedyBot, PlannerBot, RacerBot, SpeculatorBot, SprinterBot
     from .search import MCAgent
 
-    eps = "eps=FLOAT (default 0.0: chance of a random legal action)"
-    register("greedy", GreedyBot, "greedy spender: most £ burned per action now", eps)
-    register("speculator", SpeculatorBot, "property speculator: dear houses, sold cheap", eps)
-    register("planner", PlannerBot, "plans by hand needs, sells out into debt at the end", eps)
-    register("combiner", CombinerBot, "companion combiner: slots and add-ons", eps)
-    register(
-        "racer",
-        RacerBot,
-        "racer: owns nothing, spends fastest, ends the game in debt",
-        f"{eps}; KEY=FLOAT sets one of its weights, e.g. errand_weight=0.1:base_rate=18",
-    )
-    register("sprinter", SprinterBot, "the racer retuned for 2-3 players (same at 4-5)", eps)
     register(
         "mc",
         MCAgent,
@@ -644,11 +653,11 @@ def _load_builtin() -> None:
         "arg-max, :net to play the network without its prior bot, e.g. ppo:reference",
     )
     for name in _BUILTIN_NAMES:
-        _REGISTRY[name] = replace(_REGISTRY[name], origin="built-in")
+        _REGISTRY[name] = replace(_REGISTRY[name], origin="built-in", takes_game=name != "random")
     _load_entry_points()
 
 
-def _ppo_agent(path: str = "", seed: int | None = None):
+def _ppo_agent(path: str = "", seed: int | None = None, game: Game | None = None):
     """`ppo:PATH[:sample|:det][:net]`; loaded policies are cached per process by path."""
     from .policy import PolicyAgent
 
@@ -657,7 +666,8 @@ def _ppo_agent(path: str = "", seed: int | None = None):
             "ppo needs a policy: ppo:NAME or ppo:PATH (e.g. ppo:reference, ppo:run/best.npz)"
         )
     path, mode, alone = ppo_options(path)
-    return PolicyAgent(path, mode=mode, seed=seed, prior_bots=PRIORS, alone=alone)
+    extra = {} if game is None else {"game": game}
+    return PolicyAgent(path, mode=mode, seed=seed, prior_bots=PRIORS, alone=alone, **extra)
 
 
 def _mcts_agent(*args: Any, seed: int | None = None, **kwargs: Any):

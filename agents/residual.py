@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from lastwill_env.options import check_number
+from gamecore.options import check_number
 
 # a logit bonus, bounded: 1000 is far past making the prior's choice certain, and the float32
 # logits cannot hold much larger weights (1e39 is inf there)
@@ -24,7 +24,7 @@ PRIOR_WEIGHTS = f"a number from 0 to {MAX_PRIOR_WEIGHT:g} (0 with no prior)"
 def check_prior_weight(value: Any) -> float:
     """`value` as a float if it is a prior weight: a Python int or float (not a bool) from 0 to
     `MAX_PRIOR_WEIGHT`; otherwise a `ConfigError` naming ``prior_weight``, the value and
-    `PRIOR_WEIGHTS` (`lastwill_env.options.check_number`). Other number types (a numpy float32,
+    `PRIOR_WEIGHTS` (`gamecore.options.check_number`). Other number types (a numpy float32,
     a fraction) are refused too, as a setting never holds one."""
     hi = MAX_PRIOR_WEIGHT if isinstance(value, (int, float)) else -math.inf
     return check_number("prior_weight", value, 0.0, hi, allowed=PRIOR_WEIGHTS)

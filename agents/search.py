@@ -1,30 +1,35 @@
 """Flat Monte-Carlo search bot (`mc`): the value of each candidate action is the mean outcome of
-rollouts from determinized states.
+rollouts from determinized states, for any `gamecore.Game` (Last Will by default).
 
 For every decision with more than one legal action the bot
 1. picks the candidates: all legal actions, or when there are more than `cands`, the rollout
    policy's own choice plus a seeded random sample of the others;
 2. for each candidate runs `rollouts` playouts, each from a fresh determinization of its view
-   (`lastwill_env.engine.determinize`: hidden cards re-dealt uniformly from what it cannot
-   see, with a fresh generator), applying the candidate and then letting the cheap rollout
-   policy (`greedy` with a little noise, or `random`) play every seat to the end of the game;
-3. scores a playout by the seat's final rank, (n - rank) / (n - 1), plus a small bonus for a
-   lower money-plus-property total; the candidate with the best mean wins.
+   (`Game.determinize_with`: hidden cards re-dealt uniformly from what it cannot see, with a
+   fresh generator), applying the candidate and then letting the cheap rollout policy play
+   every seat to the end of the game: with ``policy=greedy`` (the default) the game's rollout
+   bot (`Game.rollout_bot`: Last Will's `greedy` with a little noise; uniformly random moves
+   for a game that names none), with ``policy=random`` uniformly random moves;
+3. scores a playout by `Game.playout_score` (by default the seat's final rank,
+   (n - rank) / (n - 1); Last Will adds a small bonus for a lower money-plus-property total);
+   the candidate with the best mean wins.
 
-The bot sees only its `PlayerView`: a determinization is a pure function of the view and the
-bot's own random stream, so its choices cannot depend on hidden information. Its view is
-determinized with itself at seat 0 (seat numbers are only labels for the rules).
+The bot sees only its view: a determinization is a pure function of the view and the bot's own
+random stream, so its choices cannot depend on hidden information. Its seat is the seat to act
+in the sampled state (it is asked only at its own decisions).
 """
 
 from __future__ import annotations
 
-from lastwill_env.engine import GameConfig, PlayerView, apply_action, legal_actions, player_view
-from lastwill_env.engine.determinize import determinize
-from lastwill_env.engine.game import GAME_OVER
-from lastwill_env.options import check_number
+from typing import TYPE_CHECKING, Any
+
+from gamecore import load_game
+from gamecore.options import check_number
 
 from .base import BaseAgent
-from .bots.greedy import GreedyBot
+
+if TYPE_CHECKING:
+    from gamecore import Game
 
 
 class MCAgent(BaseAgent):
@@ -39,7 +44,8 @@ class MCAgent(BaseAgent):
         cands: int = 6,
         policy: str = "greedy",
         samples: int | None = None,
-        config: GameConfig | None = None,
+        config: Any = None,
+        game: Game | None = None,
     ) -> None:
         super().__init__(seed)
         if samples is not None:  # alias: `mc:samples=N`
@@ -50,53 +56,69 @@ class MCAgent(BaseAgent):
             raise ValueError(f"policy must be greedy or random, got {policy!r}")
         self.policy = policy
         self.config = config
-        self._rollout_bot = GreedyBot(seed=0, eps=0.1)
+        self.game = load_game() if game is None else game
+        self._rollout_bot = _rollout_bot(self.game)
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
-        self._rollout_bot.reset(seed)
+        if self._rollout_bot is not None:
+            self._rollout_bot.reset(seed)
 
-    def _candidates(self, view: PlayerView, legal: list[int]) -> list[int]:
+    def _candidates(self, view: Any, legal: list[int]) -> list[int]:
         if len(legal) <= self.cands:
             return list(legal)
-        first = GreedyBot.act(self._rollout_bot, view, legal) if self.policy == "greedy" else None
+        bot = self._rollout_bot
+        first = bot.act(view, legal) if self.policy == "greedy" and bot is not None else None
         rest = [a for a in legal if a != first]
         self.rng.shuffle(rest)
         picked = ([first] if first is not None else []) + rest
         return sorted(picked[: self.cands])
 
-    def _playout(self, s) -> None:
+    def _playout(self, s: Any) -> None:
         rng = self.rng
-        bot = self._rollout_bot
-        greedy = self.policy == "greedy"
-        while s.phase != GAME_OVER:
+        game = self.game
+        is_over, legal_actions, apply_action = game.is_over, game.legal_actions, game.apply_action
+        player_view, current_player = game.player_view, game.current_player
+        bot = self._rollout_bot if self.policy == "greedy" else None
+        while not is_over(s):
             legal = legal_actions(s)
             if len(legal) == 1:
                 a = legal[0]
-            elif greedy:
-                a = bot.act(player_view(s, s.cur), legal)
+            elif bot is not None:
+                a = bot.act(player_view(s, current_player(s)), legal)
             else:
                 a = legal[rng.randrange(len(legal))]
             apply_action(s, a)
 
-    def act(self, view: PlayerView, legal: list[int]) -> int:
+    def act(self, view: Any, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        n = view.num_players
-        me = view.seat
+        game = self.game
+        sample, apply_action, score = game.determinize_with, game.apply_action, game.playout_score
+        seat = game.current_player
         legal = sorted(legal)  # independent of the order of the caller's list
         cands = self._candidates(view, legal)
         best_a, best_v = cands[0], None
         for a in cands:
             total = 0.0
             for _ in range(self.rollouts):
-                s = determinize(view, me, self.rng, config=self.config)
+                s = sample(view, self.rng, self.config)
+                me = seat(s)
                 apply_action(s, a)
                 self._playout(s)
-                r = s.results
-                rank = r["ranks"][me]
-                spread = max(abs(t) for t in r["totals"]) or 1
-                total += (n - rank) / (n - 1) - 0.05 * r["totals"][me] / spread
+                total += score(s, me)
             if best_v is None or total > best_v:
                 best_a, best_v = a, total
         return best_a
+
+
+def _rollout_bot(game: Game) -> Any:
+    """The game's rollout bot (`Game.rollout_bot`), seed 0, or None for random playouts."""
+    if game.rollout_bot is None:
+        return None
+    bots = game.bots()
+    if game.rollout_bot not in bots:
+        raise ValueError(
+            f"{game.name}: rollout_bot {game.rollout_bot!r} is not one of its bots {sorted(bots)}"
+        )
+    return bots[game.rollout_bot].factory(seed=0, **dict(game.rollout_params))

@@ -24,6 +24,11 @@ Counting conventions:
 
 - A spec seated twice at one table counts as two seat-games (one per seat); each seat wins
   or not on its own. The chance rate of a seat-game is 1/N, so "win rate vs chance" stays fair.
+- Shared first places (a game whose rules leave a tie, such as Money!'s): a first place
+  shared by ``k`` seats is ``1/k`` of a win for each (`gamecore.win_shares`), so every game
+  hands out one win and win rates stay fractions of games; such a row has ``"winner": None``
+  and its ranks say who shared. Wins are then fractional counts, and the Wilson interval reads
+  them as they are. A game with a single winner counts as before.
 - Error rows (a bot crashed or played an illegal move) have no ranks: they count for nobody's
   games, wins or ratings; ``errors`` counts them against the spec that caused them.
 - Ratings: one rating per distinct spec; the anchor (default ``random``; a display name
@@ -51,7 +56,17 @@ from collections import Counter
 from collections.abc import Iterable
 from typing import Any
 
+from gamecore.results import win_shares
+
 from .registry import display_name
+
+
+def seat_win(row: dict[str, Any], seat: int) -> int | float:
+    """``seat``'s win in a scored row: 1 or 0, or ``1/k`` of a first place shared by ``k``."""
+    winner = row["winner"]
+    if winner is not None:
+        return int(winner == seat)
+    return win_shares(row["ranks"])[seat]
 
 
 def wilson_interval(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -117,7 +132,7 @@ def summarize(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
             continue
         for seat, spec in enumerate(seating):
             e = stats[spec]
-            won = row["winner"] == seat
+            won = seat_win(row, seat)
             e["games"] += 1
             e["wins"] += won
             e["_chance"] += 1.0 / n
@@ -166,7 +181,7 @@ def seat_stats(rows: Iterable[dict[str, Any]]) -> list[dict[str, Any]]:
         for seat in range(n):
             games[seat] += 1
             chance[seat] += 1.0 / n
-        wins[row["winner"]] += 1
+            wins[seat] += seat_win(row, seat)
     out = []
     for seat, (g, w) in enumerate(zip(games, wins, strict=True)):
         lo, hi = wilson_interval(w, g)
@@ -464,7 +479,7 @@ MIN_DEALS = 30
 def _seat_scores(row: dict[str, Any], spec: str, metric: str) -> list[float]:
     seats = [i for i, s in enumerate(row["seating"]) if s == spec]
     if metric == "win_rate":
-        return [1.0 if row["winner"] == i else 0.0 for i in seats]
+        return [float(seat_win(row, i)) for i in seats]
     return [float(row["ranks"][i]) for i in seats]
 
 
@@ -531,7 +546,7 @@ def paired_comparison(
                 first_a = [r for r in deal_games if r["seating"][0] == a]
                 first_b = [r for r in deal_games if r["seating"][0] == b]
                 if first_a and first_b:
-                    pairs.append((first_a[0]["winner"] == 0, first_b[0]["winner"] == 0))
+                    pairs.append((seat_win(first_a[0], 0) == 1, seat_win(first_b[0], 0) == 1))
     else:
         other = {r.get("game"): r for r in game_rows(rows_b)}
         for r in game_rows(rows):
@@ -544,8 +559,8 @@ def paired_comparison(
             d = per_deal.setdefault(_deal_key(r), [[], []])
             d[0] += _seat_scores(r, a, metric)
             d[1] += _seat_scores(q, b, metric)
-            won_a = any(r["winner"] == i for i, s in enumerate(r["seating"]) if s == a)
-            won_b = any(q["winner"] == i for i, s in enumerate(q["seating"]) if s == b)
+            won_a = any(seat_win(r, i) == 1 for i, s in enumerate(r["seating"]) if s == a)
+            won_b = any(seat_win(q, i) == 1 for i, s in enumerate(q["seating"]) if s == b)
             pairs.append((won_a, won_b))
     diffs = [sum(x) / len(x) - sum(y) / len(y) for x, y in per_deal.values() if x and y]
     out: dict[str, Any] = {
@@ -729,9 +744,10 @@ def to_frame(rows: Iterable[dict[str, Any]]):
 
     Game rows of an arena log (header lines are dropped) become one row per seat-game: ``game``,
     ``deal``, ``deal_seed``, ``table`` (when the rows carry one), ``num_players``, ``seat``,
-    ``spec``, ``name`` (the display name), ``won``, ``rank``, ``money``, ``property_value``,
-    ``total``, ``rounds``, ``decisions``, ``error`` (the error message of an error row, whose
-    ``won`` and ``rank`` are missing). Any other dicts (the output of :func:`summarize`,
+    ``spec``, ``name`` (the display name), ``won`` (first place, alone or shared), ``rank``,
+    ``money``, ``property_value``, ``total`` (Last Will's; empty for another game), ``rounds``,
+    ``decisions``, ``error`` (the error message of an error row, whose ``won`` and ``rank`` are
+    missing). Any other dicts (the output of :func:`summarize`,
     :func:`seat_stats`, :func:`paired_comparisons`) become one DataFrame row each.
     """
     pd = _pandas()
@@ -758,7 +774,7 @@ def to_frame(rows: Iterable[dict[str, Any]]):
                     "seat": seat,
                     "spec": spec,
                     "name": display_name(spec),
-                    "won": (r["winner"] == seat) if ok else None,
+                    "won": (r["ranks"][seat] == 1) if ok else None,  # a shared first too
                     "rank": r["ranks"][seat] if ok else None,
                     "money": at(r, "money", seat),
                     "property_value": at(r, "property_value", seat),

@@ -31,7 +31,7 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
-from lastwill_env.options import check_number
+from gamecore.options import check_number
 
 from .base import BaseAgent
 from .registry import PlayerSpecError, make_agent, resolve
@@ -54,15 +54,16 @@ class _Deadline(BaseException):
 
 def check_time_limit(value: Any, name: str = OPTION) -> float:
     """``value`` as a limit in seconds: a finite number >= 0 (0: no limit); otherwise a
-    ``ValueError`` naming ``name`` and what is allowed (`lastwill_env.options.check_number`)."""
+    ``ValueError`` naming ``name`` and what is allowed (`gamecore.options.check_number`)."""
     allowed = "a finite number of seconds >= 0 (0 for no limit)"
     return check_number(name, value, 0, allowed=allowed)
 
 
-def is_lab_spec(spec: str) -> bool:
-    """True for a built-in player (the lab's bots and ``ppo:`` policies): no time limit."""
+def is_lab_spec(spec: str, game: Any = None) -> bool:
+    """True for a built-in player of ``game`` (its bots, the shared players such as ``ppo:``
+    policies): no time limit."""
     try:
-        entry, _, _ = resolve(spec)
+        entry, _, _ = resolve(spec, game)
     except PlayerSpecError:
         return False
     return entry.origin == "built-in"
@@ -202,7 +203,7 @@ def build_agent(
     """``make_agent(spec, seed, **options)``; for outside code, built under ``BUILD_FACTOR *
     limit`` and returned as a :class:`LimitedAgent`. Raises ``PlayerSpecError`` or
     :class:`AgentFault`."""
-    if is_lab_spec(spec):
+    if is_lab_spec(spec, options.get("game")):
         return make_agent(spec, seed, **options)
     agent = call_limited(
         limit * BUILD_FACTOR,

@@ -4,7 +4,7 @@ A critic's value is on the scale of its training return. :meth:`agents.leafeval.
 (the search's rule) puts it on the scale of the seat's terminal reward: the shaping the critic
 was trained with is added back and the result clipped to the reward's range. That reward
 estimate ``r`` is then read as what it measures (the reward modes of
-:func:`lastwill_env.encoding.terminal_rewards`):
+:func:`gamecore.results.terminal_rewards`, which Last Will's `Game.terminal_rewards` gives):
 
 - ``zero_sum`` (+1 for the winner, -1/(n-1) for every other seat) is an affine map of winning,
   ``r = win * n/(n-1) - 1/(n-1)``, so the chance of winning is ``((n-1) r + 1) / n``

@@ -19,9 +19,9 @@ order. PettingZoo has no such form: importing the env module registers `lastwill
 (`import lastwill_env.env`, then `pettingzoo.make("aec", "lastwill_v1")`), and so does importing
 this package after PettingZoo. `register()` and `register_gymnasium()` do it by hand.
 
-`__version__` is the lab's version (the `lastwill-lab` package's, which pyproject.toml reads
-from here); `ENV_VERSION` is the environment's, bumped when recorded games and trained policies
-stop matching.
+`__version__` is the lab's version (`gamecore.__version__`, the `lastwill-lab` package's);
+`ENV_VERSION` is the environment's, bumped when recorded games and trained policies stop
+matching.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import contextlib
 import sys
 from typing import Any
 
-__version__ = "0.2.0"  # the lab's version, one home: pyproject.toml reads it from here
+from gamecore import __version__  # noqa: F401 - the lab's version, one home: gamecore
 ENV_NAME = "lastwill_v1"
 ENV_VERSION = 1
 GYM_ID = "LastWill-v1"  # gymnasium id of the single-seat env

@@ -141,6 +141,8 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
+from gamecore.options import check_choice, check_finite, check_seed_option
+
 from . import ENV_NAME, ENV_VERSION
 from .aec_wrappers import AssertOutOfBounds, OrderEnforcing
 from .encoding import (
@@ -164,7 +166,6 @@ from .engine import (
 )
 from .engine.game import GAME_OVER, action_int, as_legal
 from .engine.text import render_seat
-from .options import check_choice, check_finite, check_seed_option
 
 ILLEGAL_MODES = ("raise", "penalize")
 _CARDS = CATALOGUE.cards

@@ -45,6 +45,8 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from gamecore.options import check_finite
+
 from .encoding import (
     OBS_HIGH,
     OBS_LOW,
@@ -63,7 +65,6 @@ from .engine import (
 )
 from .engine.config import PLAYER_COUNTS, ConfigError, allowed_counts, is_player_count
 from .engine.game import GAME_OVER, action_int, as_legal
-from .options import check_finite
 
 __all__ = ["SingleSeatEnv", "RandomOpponent", "Opponent"]
 

@@ -145,9 +145,9 @@ def test_planner_sells_out_in_the_final_round():
 def test_a_bots_own_rule_methods_are_the_ones_it_plays(monkeypatch):
     """Each phase dispatches to the rule method of the bot's own class, so a subclass's
     override (the planner's draw and turn rules, the racer's every rule) is what it plays."""
-    from agents.bots.common import ScriptedBot
-    from agents.bots.greedy import GreedyBot
-    from agents.bots.planner import PlannerBot
+    from lastwill_env.bots.common import ScriptedBot
+    from lastwill_env.bots.greedy import GreedyBot
+    from lastwill_env.bots.planner import PlannerBot
 
     class LastLegal(GreedyBot):
         def turn_rule(self, v, legal):

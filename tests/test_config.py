@@ -7,6 +7,7 @@ import random
 
 import pytest
 
+from gamecore.plain import is_int, is_number
 from lastwill_env.engine import (
     CATALOGUE,
     ConfigError,
@@ -18,7 +19,6 @@ from lastwill_env.engine import (
     new_game,
 )
 from lastwill_env.engine.game import board_capacity
-from lastwill_env.engine.plain import is_int, is_number
 
 WILL_VALUES = list(range(70, 131, 10))
 

@@ -35,7 +35,7 @@ EXPECTED_OPTIONS = {
 HOW_TO_FIX = (
     "If the rules change was intended, regenerate the logs with "
     "`python tests/golden/make_golden.py` and also bump the env version "
-    "(`lastwill_env.__version__`), since recorded games and trained policies no longer match."
+    "(`lastwill_env.ENV_VERSION`), since recorded games and trained policies no longer match."
 )
 
 

@@ -199,7 +199,7 @@ def test_entry_points_never_replace_a_built_in_name(monkeypatch, clean_registry)
 
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group=None: [FakeEP()])
     registry._load_entry_points()
-    assert registry._REGISTRY["greedy"].origin == "built-in"
+    assert registry.resolve("greedy")[0].origin == "built-in"
 
 
 # -- names registered at run time --------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""The racer (agents/bots/racer.py): legal play, no property it cannot sell, the racing move in
+"""The racer (lastwill_env/bots/racer.py): legal play, no property it cannot sell, the racing move in
 every phase.
 
 - seeded playouts at 2-5 players, the racer in every seat and mixed with the other bots: every
@@ -15,8 +15,8 @@ import random
 
 import pytest
 
-from agents.bots.common import ScriptedBot
-from agents.bots.racer import RacerBot
+from lastwill_env.bots.common import ScriptedBot
+from lastwill_env.bots.racer import RacerBot
 from agents.registry import PlayerSpecError, make_agent
 from lastwill_env.engine import (
     CATALOGUE,
@@ -454,7 +454,7 @@ def test_round_plans_sharing_a_view_give_what_a_fresh_bot_gives():
     """A view's round plans share their groups of cards (`RacerBot._groups`, kept per view for
     the hand's own cards, `final` and `legal`): asked in any order on one view, every plan is the
     one a bot with nothing kept yet computes."""
-    from agents.bots.racer import DRAWN
+    from lastwill_env.bots.racer import DRAWN
 
     rnd = random.Random(4)
     checked = 0

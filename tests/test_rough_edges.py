@@ -479,7 +479,7 @@ def test_train_config_bounds_the_prior_weight(weight):
 @pytest.mark.parametrize("answer", [lambda a: np.float64(a), lambda a: float(a), lambda a: True])
 def test_play_refuses_a_bot_move_that_is_not_an_integer(monkeypatch, answer):
     from agents import play as pl
-    from agents.bots import GreedyBot
+    from lastwill_env.bots import GreedyBot
 
     monkeypatch.setattr(GreedyBot, "act", lambda self, view, legal: answer(legal[-1]))
     game = pl.new_play(["greedy"], seed=3)
@@ -497,7 +497,7 @@ def test_play_refuses_a_bot_move_that_is_not_an_integer(monkeypatch, answer):
 
 
 # ---------------------------------------------------------------------------------------------
-# Numeric options: one check (lastwill_env.options.check_number)
+# Numeric options: one check (gamecore.options.check_number)
 
 
 @pytest.mark.parametrize(
@@ -520,14 +520,14 @@ def test_play_refuses_a_bot_move_that_is_not_an_integer(monkeypatch, answer):
     ],
 )
 def test_check_number_refuses_what_is_not_a_number_in_its_range(value, integer, text):
-    from lastwill_env.options import check_number
+    from gamecore.options import check_number
 
     err = _raises(lambda: check_number("n", value, 0, 10, integer=integer), ConfigError, text)
     assert len(str(err)) < 120
 
 
 def test_check_number_returns_plain_numbers_and_shows_any_integer():
-    from lastwill_env.options import check_number, shown
+    from gamecore.options import check_number, shown
 
     assert check_number("n", np.int64(3), 0, 10, integer=True) == 3
     assert type(check_number("n", np.int64(3), 0, 10, integer=True)) is int

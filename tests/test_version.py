@@ -1,4 +1,4 @@
-"""The lab's version has one home (`lastwill_env.__version__`): the package metadata,
+"""The lab's version has one home (`gamecore.__version__`): the package metadata,
 `lastwill --version`, CITATION.cff, CHANGELOG.md and freshly written policy sidecars all carry
 it; loading a sidecar never requires it."""
 
@@ -17,12 +17,13 @@ from typer.testing import CliRunner
 
 import lastwill_env
 from agents.policy import load_policy
+import gamecore
 from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import NUM_ACTIONS
 from training.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
-VERSION = lastwill_env.__version__
+VERSION = gamecore.__version__
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -35,7 +36,7 @@ def test_the_version_is_a_release_number_read_by_the_package_metadata():
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["dynamic"] == ["version"] and "version" not in project["project"]
     assert project["tool"]["setuptools"]["dynamic"]["version"] == {
-        "attr": "lastwill_env.__version__"
+        "attr": "gamecore.__version__"
     }
     try:
         installed = version("lastwill-lab")

@@ -58,7 +58,7 @@ import numpy as np
 
 from agents.policy import CheckpointError
 from agents.raystart import init_ray
-from lastwill_env.engine.plain import is_int
+from gamecore.plain import is_int
 
 from . import checkpoint as ckpt_io
 from .config import TrainConfig, TrainConfigError

@@ -29,8 +29,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gamecore.plain import is_int
+
 from .config import PLAYER_COUNTS
-from .plain import is_int
 
 __all__ = [
     "COMPANIONS",

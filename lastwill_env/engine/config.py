@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from .plain import is_int
+from gamecore.options import ConfigError
+from gamecore.plain import in_words, is_int
 
 MIN_PLAYERS = 2
 MAX_PLAYERS = 5
@@ -23,10 +24,6 @@ STARTING_MONEY_CHOICES: tuple[int | str, ...] = (70, "will-shared", "will-each")
 BOARD_SPACES_RANGE = (1, 12)
 
 
-class ConfigError(ValueError):
-    """A configuration value is not allowed; the message names the value and the choices."""
-
-
 def is_player_count(n: Any) -> bool:
     """True for an int (not a bool) in `PLAYER_COUNTS`."""
     return is_int(n) and n in PLAYER_COUNTS
@@ -34,8 +31,7 @@ def is_player_count(n: Any) -> bool:
 
 def allowed_counts() -> str:
     """The player counts in words for an error message: "2, 3, 4 or 5"."""
-    *head, last = (str(k) for k in PLAYER_COUNTS)
-    return f"{', '.join(head)} or {last}"
+    return in_words(PLAYER_COUNTS)
 
 
 def check_player_count(n: Any, name: str = "num_players") -> int:

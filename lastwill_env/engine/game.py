@@ -39,6 +39,8 @@ from __future__ import annotations
 import operator
 from typing import Any
 
+from gamecore.plain import is_int
+
 from . import rng as _rng
 from .actions import (
     ACTION_TABLE,
@@ -71,7 +73,6 @@ from .actions import (
 )
 from .cards import CATALOGUE, COMPANIONS, DECKS, PROPERTY_TYPES
 from .config import GameConfig
-from .plain import is_int
 from .tables import (  # noqa: F401 - re-exported: the rules' constants live there
     ADDON_PHASE,
     BALL_PHASE,

@@ -31,10 +31,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, NamedTuple, Protocol
 
+from gamecore.plain import is_int
+
 from .actions import NUM_ACTIONS
 from .cards import CATALOGUE, DECK_COUNTS, DECKS, CardSpec
 from .config import STARTING_MONEY_CHOICES, GameConfig
-from .plain import is_int
 from .rng import MASK64
 from .tables import (
     ADDON_PHASE,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
+from gamecore.plain import is_int, is_number
 from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts
-from lastwill_env.engine.plain import is_int, is_number
 
 from ..seating import is_count_list, is_count_weights
 from .targets import POLICY_TARGETS

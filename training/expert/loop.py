@@ -50,7 +50,7 @@ import numpy as np
 from agents.deals import derive_seed, training_seed
 from agents.readfile import read_json
 from agents.safeio import DestinationError, check_directory, write_json, write_with
-from lastwill_env.engine.plain import is_int
+from gamecore.plain import is_int
 
 from ..runlock import LOCK, run_lock
 from ..seating import draw_player_count

@@ -1,5 +1,5 @@
 from agents.base import BaseAgent
-from agents.bots import GreedyBot, PlannerBot
+from lastwill_env.bots import GreedyBot, PlannerBot
 
 
 class MyAgent(BaseAgent):

@@ -9,6 +9,8 @@ vanish from the final valuation). Seat 0 of the view is the bot itself.
 
 from __future__ import annotations
 
+from gamecore.agent import BaseAgent
+from gamecore.options import check_number
 from lastwill_env.engine import PlayerView
 from lastwill_env.engine.actions import (
     ACTION_TABLE,
@@ -38,9 +40,6 @@ from lastwill_env.engine.game import (
     UNKNOWN_PHASE,
     WILD_PHASE,
 )
-from lastwill_env.options import check_number
-
-from ..base import BaseAgent
 
 CARDS = CATALOGUE.cards
 EVENTS, HELPERS, PROPERTIES, COMPANIONS = range(4)

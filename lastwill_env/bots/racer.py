@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from math import ceil
 
+from gamecore.options import check_number
 from lastwill_env.engine.actions import (
     ACTION_INDEX,
     ACTION_TABLE,
@@ -14,7 +15,6 @@ from lastwill_env.engine.actions import (
     PASS,
 )
 from lastwill_env.engine.cards import CATALOGUE
-from lastwill_env.options import check_number
 
 from .common import (
     CARDS,

@@ -1,0 +1,62 @@
+"""Game configuration and seeds (docs/games/MONEY.md §2-3).
+
+Money! has no options: a configuration is the player count, 3 to 5 (docs/games/MONEY.md §2).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+MIN_PLAYERS = 3
+MAX_PLAYERS = 5
+PLAYER_COUNTS: tuple[int, ...] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
+MASK64 = (1 << 64) - 1
+SEED_RANGE = "0 to 2**64 - 1"
+
+
+class ConfigError(ValueError):
+    """A configuration value is not allowed; the message names the value and the choices."""
+
+
+def is_int(v: Any) -> bool:
+    """True for an ``int`` that is not a ``bool`` (a flag is not a count)."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def check_player_count(n: Any, name: str = "num_players") -> int:
+    if not is_int(n) or n not in PLAYER_COUNTS:
+        raise ConfigError(f"{name}={n!r} is not allowed; Money! is for 3, 4 or 5 players")
+    return int(n)
+
+
+def check_seed(seed: object) -> int:
+    """`seed` if it is a game seed: an int (not a bool) from 0 to 2**64 - 1; else ValueError
+    naming the range."""
+    if not is_int(seed):
+        raise ValueError(
+            f"seed must be an int from {SEED_RANGE}, not {type(seed).__name__} {seed!r}"
+        )
+    if not 0 <= seed <= MASK64:
+        raise ValueError(f"seed {seed} is outside the supported range {SEED_RANGE}")
+    return int(seed)
+
+
+@dataclass(frozen=True, slots=True)
+class GameConfig:
+    num_players: int = 4
+
+    def __post_init__(self) -> None:
+        check_player_count(self.num_players)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> GameConfig:
+        if not isinstance(data, dict):
+            raise ConfigError(f"a game configuration must be a dict, got {type(data).__name__}")
+        unknown = sorted(set(data) - {"num_players"})
+        if unknown:
+            raise ConfigError(f"unknown configuration option(s) {unknown}; allowed: num_players")
+        return cls(**data)
