@@ -1,14 +1,16 @@
 """Bot ladder through the panel evaluation (`agents.evaluate`: the arena's paired deals, seats
 rotated, Wilson 95% intervals).
 
-    python benchmarks/bot_ladder.py [--games 400] [--players 4] [--workers 2] [--json]
+    python benchmarks/bot_ladder.py [--game lastwill] [--games 400] [--players 4] [--json]
+        [--workers 2]
         [--bots greedy,speculator,planner,combiner,racer]
         [--extra ppo:agents/policies/reference.npz] [--only-extra] [--skip-random]
         [--mixed SPEC,SPEC,...] [--ratings]
 
 Each bot (and each `--extra` entrant) is evaluated like `lastwill eval`: against
 `players - 1` random players (unless `--skip-random`) and `players - 1` copies of every other
-bot of `--bots` (`--bots` defaults to `agents.evaluate.PANEL`). Then one mixed table of the bots
+bot of `--bots` (`--bots` defaults to the game's panel, `Game.default_panel`; `--game money`
+plays Money!'s bots). Then one mixed table of the bots
 (the first `players` of them) and each `--mixed` table. `--only-extra` keeps the tables of the
 `--extra` entrants (and the `--mixed` ones). Prints one line per table: the first entrant's win
 rate, Wilson interval, mean rank (with `--json`, one JSON object per table); `--ratings` adds
@@ -29,9 +31,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.deals import deals_of  # noqa: E402
-from agents.evaluate import PANEL, Table, evaluate, play_tables  # noqa: E402
+from agents.evaluate import Table, evaluate, play_tables  # noqa: E402
 from agents.stats import fit_ratings, summarize  # noqa: E402
-from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
+from gamecore import DEFAULT_GAME, game_names, load_game  # noqa: E402
 
 
 def line(res: dict, n: int, mixed: bool) -> str:
@@ -85,12 +87,13 @@ def rating_lines(rated: dict) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--game", default=DEFAULT_GAME, choices=game_names())
     ap.add_argument("--games", type=int, default=400)
-    ap.add_argument("--players", type=int, default=4, choices=PLAYER_COUNTS)
+    ap.add_argument("--players", type=int, default=4, choices=range(2, 6), metavar="N")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--deals", default="test", choices=("test", "validation"))
-    ap.add_argument("--bots", default=",".join(PANEL))
+    ap.add_argument("--bots", help="comma-separated bot specs (default: the game's panel)")
     ap.add_argument("--extra", action="append", default=[], help="more entrants (e.g. ppo:PATH)")
     ap.add_argument("--skip-random", action="store_true", help="no tables against random")
     ap.add_argument("--only-extra", action="store_true", help="only the --extra entrants' tables")
@@ -100,7 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args(argv)
-    bots = [b for b in args.bots.split(",") if b]
+    game = load_game(args.game)
+    if args.players not in game.player_counts:
+        ap.error(f"--players {args.players}: {game.title} is played by {game.player_counts}")
+    bots = [b for b in (args.bots or ",".join(game.default_panel)).split(",") if b]
     n = args.players
     mixed_tables: list[tuple[str, ...]] = []
     if len(bots) >= n and not args.only_extra:
@@ -125,6 +131,7 @@ def main(argv: list[str] | None = None) -> int:
             deals=args.deals,
             mixed=False,
             workers=args.workers,
+            game_name=game.name,
         )
         for table in result.tables:
             emit(head_entry(table.entrants, result.table_rows(table)), mixed=False)
@@ -136,6 +143,7 @@ def main(argv: list[str] | None = None) -> int:
             seed=args.seed,
             deals=args.deals,
             workers=args.workers,
+            game_name=game.name,
         )
         mixed_rows += rows
         for spec in dict.fromkeys(t):  # one line per entrant of a mixed table

@@ -57,3 +57,18 @@ def test_rating_lines_show_a_dash_where_there_is_no_interval():
     lines = ladder.rating_lines(rated)
     assert lines[1].split() == ["rating", "a", "+10.0", "±", "-", "games", "2"]
     assert lines[2].split() == ["rating", "b", "-", "±", "-", "games", "0"]
+
+
+def test_the_ladder_plays_another_games_bots_with_its_own_panel(capsys):
+    args = ["--game", "money", "--players", "3", "--games", "3", "--workers", "1", "--json"]
+    assert ladder.main(args) == 0
+    lines = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    heads = {line["spec"] for line in lines}
+    assert heads == {"value", "collector", "bluffer"}  # Money!'s default panel
+    assert all(line["errors"] == 0 and len(line["table"]) == 3 for line in lines)
+
+
+def test_the_ladder_refuses_a_player_count_the_game_does_not_allow(capsys):
+    with pytest.raises(SystemExit) as e:
+        ladder.main(["--game", "money", "--players", "2"])
+    assert e.value.code == 2 and "Money! is played by (3, 4, 5)" in capsys.readouterr().err
