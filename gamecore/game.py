@@ -232,3 +232,10 @@ class Game(ABC):
 
     def __repr__(self) -> str:
         return f"<Game {self.name} v{self.version}>"
+
+    def __reduce__(self) -> tuple:
+        # a game travels by name (worker processes, Ray tasks): the receiver loads its own
+        # instance, so what a binding caches (a module, a compiled table) never pickles
+        from .registry import load_game
+
+        return (load_game, (self.name,))

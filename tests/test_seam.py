@@ -220,3 +220,13 @@ def test_eval_plays_the_tiny_game_with_its_own_panel(tmp_path):
         play=False,
     )
     assert len(again.rows) == len(result.rows) == 8 + 8 + 8
+
+
+def test_a_game_travels_by_name_whatever_its_binding_caches():
+    import pickle
+
+    for name in ("lastwill", "money", "tally"):
+        game = load_game(name)
+        state = game.new_game(game.make_config(min(game.player_counts)), 3)
+        game.encode_observation(game.player_view(state, 0))  # caches the encoder module
+        assert pickle.loads(pickle.dumps(game)) is game
