@@ -1142,8 +1142,12 @@ PLAY_HELP = (
     "comes last. At the prompt: a number, `card NAME` (a card's text), `save PATH` (resume "
     "later with --load PATH; `save --force PATH` replaces a file), `show`, `help` or `quit`. "
     "The finished game is written to --out as a record that `lastwill replay` reads; an "
-    "existing file is refused before the game unless --force is given."
+    "existing file is refused before the game unless --force is given. With --game another "
+    "installed game (e.g. money): its picture of your seat, what changed since your last "
+    "decision and numbered moves; at the prompt a number, h or ? (help) or q (quit: the record "
+    "is still written, marked unfinished)."
 )
+PLAY_OPPONENTS = "greedy,planner,combiner"  # Last Will's; another game: its default panel
 
 
 class _PlayLegendCommand(LabCommand):
@@ -1163,16 +1167,22 @@ def play(
             "--opponents",
             "-p",
             metavar="<list>",
-            help="Comma-separated specs of the other seats in seat order (one spec fills "
-            "every seat), e.g. greedy,planner,ppo:PATH",
+            help=help_default(
+                "Comma-separated specs of the other seats in seat order (one spec fills "
+                "every seat), e.g. greedy,planner,ppo:PATH",
+                f"{PLAY_OPPONENTS}; another game: its default panel",
+            ),
         ),
-    ] = "greedy,planner,combiner",
+    ] = "",
     num_players: Annotated[
         int | None,
         typer.Option(
             "--num-players",
             "-n",
-            help=help_default(f"Seats, {PLAYER_RANGE}", "one per --opponents spec, plus yours"),
+            help=help_default(
+                f"Seats, {PLAYER_RANGE} (another game: its own counts)",
+                "one per --opponents spec, plus yours",
+            ),
         ),
     ] = None,
     seed: Annotated[
@@ -1197,10 +1207,17 @@ def play(
     move_time_limit: Annotated[
         float, typer.Option("--move-time-limit", help=LIVE_TIME_LIMIT_HELP)
     ] = DEFAULT_MOVE_TIME_LIMIT,
+    game_name: GameOpt = DEFAULT_GAME,
 ) -> None:
     from . import play as pl
     from .safeio import DestinationError, check_destination
 
+    rules = _game(game_name)
+    if rules.name != DEFAULT_GAME:  # agents.tableplay; Last Will keeps agents.play
+        setup = (seat, num_players, seed, starting_money, board_spaces, load, move_time_limit)
+        _play_table(rules, opponents, setup, out, force)
+        return
+    opponents = opponents or PLAY_OPPONENTS
     try:
         if load is not None:
             game = pl.load_game(load, move_time_limit=_move_time_limit(move_time_limit))
@@ -1225,6 +1242,50 @@ def play(
     outcome = pl.run(game, sys.stdin, sys.stdout, out_path=target, overwrite=force)
     if not outcome.finished:
         raise typer.Exit(0)
+
+
+def _table_options(rules: Game, starting_money: str, board_spaces: int) -> dict:
+    """The config options of `lastwill play` that ``rules`` takes; exit 2 on one it does not
+    take given a value other than its default."""
+    given = {"starting_money": _starting_money(starting_money), "board_spaces": board_spaces}
+    defaults = {"starting_money": 70, "board_spaces": 5}
+    options = {k: v for k, v in given.items() if k in rules.config_options}
+    foreign = [k for k, v in given.items() if k not in options and v != defaults[k]]
+    if foreign:
+        flags = " and ".join("--" + k.replace("_", "-") for k in foreign)
+        fail(f"{flags}: {rules.title} takes no such option (Last Will's, docs/RULES.md §9)")
+    return options
+
+
+def _play_table(rules: Game, opponents: str, setup: tuple, out: Path | None, force: bool) -> None:
+    """`lastwill play --game NAME` for a game other than Last Will (`agents.tableplay`);
+    ``setup``: the options seat, num_players, seed, starting_money, board_spaces, load and
+    move_time_limit as given."""
+    from . import tableplay as tp
+    from .safeio import DestinationError, check_destination
+
+    seat, num_players, seed, starting_money, board_spaces, load, limit = setup
+    if load is not None:
+        fail(f"--load resumes Last Will games only; {rules.title} games are not saved midway")
+    try:
+        table = tp.new_table(
+            rules,
+            (opponents or ",".join(rules.default_panel)).split(","),
+            human_seat=seat,
+            num_players=num_players,
+            seed=None if seed is None else _seed(seed),
+            options=_table_options(rules, starting_money, board_spaces),
+            trusted=True,  # typed here (docs/TRUST.md)
+            move_time_limit=_move_time_limit(limit),
+        )
+    except tp.TablePlayError as e:
+        fail(str(e))
+    target = out if out is not None else tp.default_out_path()
+    try:  # before the game: a record that cannot be written is refused now, not at the end
+        check_destination(target, "game record", exists_ok=force)
+    except DestinationError as e:
+        fail(str(e))
+    tp.run(table, sys.stdin, sys.stdout, out_path=target, overwrite=force)
 
 
 # ---------------------------------------------------------------------------------------------

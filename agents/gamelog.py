@@ -196,7 +196,10 @@ def check_row(
     (an integer ``game`` and a ``seating`` of player specs)."""
     if row.get("type", "game") not in GAME_TYPES:
         raise GameLogError(f"{where} is not a game record (its 'type' is not game or play)")
-    if type(row.get("game", position)) is not int:
+    index = row.get("game", position)
+    # a play record names its game there instead (a single game file has no header)
+    named = row.get("type") == "play" and isinstance(index, str) and index == game_name
+    if type(index) is not int and not named:
         raise GameLogError(f"{where}: 'game' must be an integer index")
     seating = row.get("seating")
     if not isinstance(seating, list) or not all(isinstance(s, str) for s in seating):
@@ -222,8 +225,12 @@ class GameFile:
 
     @property
     def game_name(self) -> Any:
-        """The game its rows are of: the header's ``game`` (a log without one: Last Will)."""
-        return (self.header or {}).get("game", DEFAULT_GAME)
+        """The game its rows are of: the header's ``game``, else a single record's own
+        ``game`` when it is a name (`agents.tableplay`), else Last Will."""
+        if self.header is not None:
+            return self.header.get("game", DEFAULT_GAME)
+        own = self.rows[0].get("game") if self.single and self.rows else None
+        return own if isinstance(own, str) else DEFAULT_GAME
 
     @property
     def kind(self) -> str:
@@ -242,6 +249,7 @@ class GameFile:
         row is refused). ``None`` picks the only game of a file that holds one."""
         if self.single:
             own = self.rows[0].get("game", 0)
+            own = own if type(own) is int else 0  # a play record may hold its game's name
             if game is not None and game != own:
                 raise GameLogError(
                     f"{self.path} is a single game file (game {own}); there is no game {game} in it"

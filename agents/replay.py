@@ -68,9 +68,17 @@ def load_record(path: str | Path, game: int | None = None) -> dict[str, Any]:
 
     In a log, ``game`` picks the row whose ``game`` field is ``game``; it may be left out when
     the log holds a single game. A game file holds one game (``game`` may be ``None`` or its
-    own index).
+    own index). A game of another game than Last Will (a log header's or the record's
+    ``game``) is a `GameLogError`: these pictures are Last Will's.
     """
-    return read_game_file(path).pick(game)
+    found = read_game_file(path)
+    if found.game_name != "lastwill":
+        raise GameLogError(
+            f"{path} holds games of {found.game_name!r}; replay draws Last Will's table only "
+            f"(a record of another game replays in Python: "
+            f"gamecore.load_game({found.game_name!r}).replay(...))"
+        )
+    return found.pick(game)
 
 
 def record_config(record: dict[str, Any]) -> GameConfig:

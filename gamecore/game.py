@@ -133,6 +133,27 @@ class Game(ABC):
     def action_text(self, action: int) -> str:
         """A short text of one action of the table, for logs and people."""
 
+    # ----- text for people (terminal play of any game: `agents.tableplay`)
+    def view_text(self, view: Any) -> str:
+        """A seat's view as text for the person at that seat. Default: ``repr(view)``."""
+        return repr(view)
+
+    def move_text(self, view: Any, action: int) -> str:
+        """A legal ``action`` of the view's seat said in the context of ``view`` (what it
+        brings, what it costs). Default: `action_text`."""
+        return self.action_text(action)
+
+    def change_text(self, before: Any, after: Any) -> str:
+        """What changed between two views of one seat (``before`` one action earlier), for
+        the person at that seat; "" for nothing it may see. Default: "" (the player loop then
+        says each public action, `public_action`)."""
+        return ""
+
+    def help_text(self, view: Any) -> str:
+        """The rules page and what the phase of ``view`` is about, for the person at the
+        seat. Default: "" (the loop names the game)."""
+        return ""
+
     # ----- information
     @abstractmethod
     def player_view(self, state: Any, seat: int) -> Any:
@@ -207,6 +228,24 @@ class Game(ABC):
         """The shaping potential of ``seat`` (0.0: a game without shaping)."""
         return 0.0
 
+    # the per-state methods a harness's hot loop calls, by name (`fast_functions`)
+    FAST_FUNCTIONS = (
+        "is_over",
+        "current_player",
+        "legal_actions",
+        "apply_action",
+        "player_view",
+        "encode_state",
+        "encode_state_sparse",
+        "potential",
+    )
+
+    def fast_functions(self) -> dict[str, Any]:
+        """`FAST_FUNCTIONS` by name, each a callable taking what the method of that name takes
+        and doing exactly what it does, for a hot loop to bind once (a game may give its own
+        plain functions, a call shorter than the method's). Default: the bound methods."""
+        return {name: getattr(self, name) for name in self.FAST_FUNCTIONS}
+
     # ----- players
     def bots(self) -> dict[str, Bot]:
         """The game's scripted bots by spec name, in legend order."""
@@ -229,6 +268,15 @@ class Game(ABC):
         else its ``n`` (a game whose states have neither overrides this)."""
         n = getattr(state, "num_players", None)
         return int(state.n if n is None else n)
+
+    def round_number(self, state: Any) -> int:
+        """The round of play ``state`` is in, 1 for the first (a report splits a game into
+        early and late rounds by it). Default: the state's ``round`` attribute, else one round
+        per turn of every seat: ``1 + len(history) // seats``."""
+        r = getattr(state, "round", None)
+        if r is not None:
+            return int(r)
+        return 1 + len(self.history(state)) // self.num_players(state)
 
     def __repr__(self) -> str:
         return f"<Game {self.name} v{self.version}>"

@@ -170,8 +170,24 @@ class LastWillGame(Game):
 
         return potential
 
+    def fast_functions(self) -> dict[str, Any]:
+        # the engine's, the encoders' and the shaping's own functions, which the methods call
+        enc = self._encoding
+        return {
+            **super().fast_functions(),
+            "legal_actions": legal_actions,
+            "apply_action": apply_action,
+            "player_view": player_view,
+            "encode_state": enc.encode_state,
+            "encode_state_sparse": enc.encode_state_sparse,
+            "potential": self._potential,
+        }
+
     def num_players(self, state: GameState) -> int:
         return state.n
+
+    def round_number(self, state: GameState) -> int:
+        return state.round  # docs/RULES.md: rounds count from 1
 
     def playout_score(self, state: GameState, seat: int) -> float:
         # the rank, and a small bonus for a lower money-plus-property total (agents/search.py)

@@ -113,6 +113,27 @@ class MoneyGame(Game):
     def action_text(self, action: int) -> str:
         return describe_action(action)
 
+    # ----- text for people (money_env.text: `lastwill play --game money`)
+    def view_text(self, view: Any) -> str:
+        from .text import view_text
+
+        return view_text(view)
+
+    def move_text(self, view: Any, action: int) -> str:
+        from .text import move_text
+
+        return move_text(view, action)
+
+    def change_text(self, before: Any, after: Any) -> str:
+        from .text import change_text
+
+        return change_text(before, after)
+
+    def help_text(self, view: Any) -> str:
+        from .text import help_text
+
+        return help_text(view)
+
     # ----- information
     def player_view(self, state: GameState, seat: int) -> Any:
         return player_view(state, seat)

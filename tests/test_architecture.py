@@ -3,8 +3,12 @@
 A static AST scan of every ``.py`` file in the repository (tests, hidden folders, virtual
 environments and build output excluded). Rules:
 
-1. ``lastwill_env/engine/**`` imports only the standard library and ``lastwill_env.engine``.
-2. ``lastwill_env/**`` never imports ``agents`` or ``training``.
+1. A game's engine (``lastwill_env/engine/**``, ``money_env/engine/**``) imports only the
+   standard library, itself and gamecore's shared checks; ``gamecore/**`` imports only the
+   standard library and itself at import time (numpy inside a function, for the default
+   encoders) and nothing of the lab.
+2. A game package (``lastwill_env/**``, ``money_env/**``) never imports ``agents``,
+   ``training``, ``gameenv`` or another game.
 3. ``agents/**`` never imports ``training``.
 4. Nothing imports ``training`` except ``training`` itself (tests are not scanned).
 5. Only ``agents/policy*.py`` and ``training/**`` import torch / stable_baselines3 /
@@ -14,6 +18,9 @@ environments and build output excluded). Rules:
    foundation; the players and bots never import the match harness or the applications; the
    match harness never imports the applications; the applications sit on top. Every module of
    ``agents/`` belongs to exactly one layer.
+8. The harness (``agents``, ``training``, ``gameenv``) never imports a game package: it takes a
+   `gamecore.Game`. The modules of ``GAME_SPECIFIC`` (one game's applications) are the
+   exceptions, each with its reason.
 7. No import cycles anywhere in the repository: the module -> module graph of every scanned
    file's imports has no strongly connected component of more than one module. Imports under
    ``if TYPE_CHECKING:`` never run and are left out of this graph (type hints may name a
@@ -64,8 +71,6 @@ AGENT_LAYERS: dict[str, tuple[str, ...]] = {
         "agents.deals",  # deal seeds (the harness's deals, the fingerprint games' seats)
     ),
     "players": (
-        "agents.bots",  # the scripted bots
-        "agents.bots.*",
         "agents.search",  # the flat Monte-Carlo player
         "agents.policy",  # the network math and the checkpoint files; the ppo player
         "agents.compat",  # policies of earlier env versions
@@ -91,7 +96,8 @@ AGENT_LAYERS: dict[str, tuple[str, ...]] = {
     ),
     "apps": (
         "agents.cli",  # the lastwill command
-        "agents.play",  # terminal play
+        "agents.play",  # terminal play (Last Will's)
+        "agents.tableplay",  # terminal play of any game
         "agents.viewer",  # the web viewer
         "agents.viewer.*",
     ),
@@ -118,6 +124,34 @@ ALLOWED_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
 )
 
 STDLIB = frozenset(sys.stdlib_module_names)
+
+# One package per game (docs/DESIGN.md, "The game seam"): each imports the standard library,
+# third-party libraries, gamecore and itself; its engine only the standard library, itself and
+# gamecore's shared checks.
+GAME_PACKAGES = frozenset({"lastwill_env", "money_env"})
+SEAM_BASE_MODULES = ("gamecore.plain", "gamecore.options", "gamecore.seeds")
+SEAM_BASE = "gamecore"  # an engine may import gamecore's checks (the modules above)
+# The harness: these packages take a gamecore.Game and import no game package (rule 8)
+GENERIC_PACKAGES = ("agents", "training", "gameenv")
+# Modules of the harness packages that are one game's on purpose, each with its reason
+GAME_SPECIFIC: dict[str, str] = {
+    "agents.play": "terminal play draws Last Will's table",
+    "agents.replay": "a logged Last Will game as text, with Last Will's pictures",
+    "agents.viewer.*": "the web viewer draws Last Will's table",
+}
+
+
+def _game_of(module: str) -> str | None:
+    """The game package ``module`` belongs to, or None."""
+    top = module.split(".")[0]
+    return top if top in GAME_PACKAGES else None
+
+
+def _is_generic(module: str) -> bool:
+    """A module of the harness (rule 8) that is not listed as one game's."""
+    return any(_is_within(module, p) for p in GENERIC_PACKAGES) and not any(
+        fnmatch(module, pattern) for pattern in GAME_SPECIFIC
+    )
 
 
 def _is_within(name: str, package: str) -> bool:
@@ -191,19 +225,37 @@ def check_source(module: str, source: str, is_package: bool = False) -> list[str
         or (len(parts) == 2 and parts[0] == "agents" and fnmatch(parts[1], "policy*"))
         or module == "examples.cleanrl_ppo"
     )
+    game = _game_of(module)
     for line, name, import_time in iter_imports(tree, module, is_package):
         top = name.split(".")[0]
-        if _is_within(module, "lastwill_env.engine") and not (
-            top in STDLIB or _is_within(name, "lastwill_env.engine")
+        if game and _is_within(module, f"{game}.engine") and not (
+            top in STDLIB or _is_within(name, f"{game}.engine") or _is_within(name, SEAM_BASE)
         ):
             report(
                 line,
                 "engine-stdlib-only",
-                f"imports {name!r}; the engine may import only the standard library "
-                "and lastwill_env.engine",
+                f"imports {name!r}; the engine may import only the standard library, "
+                f"{game}.engine and gamecore's checks ({', '.join(SEAM_BASE_MODULES)})",
             )
-        if _is_within(module, "lastwill_env") and top in {"agents", "training"}:
-            report(line, "env-no-upward", f"imports {name!r}; lastwill_env never imports {top}")
+        lab = top in GAME_PACKAGES or top in GENERIC_PACKAGES
+        if _is_within(module, "gamecore") and (lab or (import_time and top not in STDLIB)):
+            report(
+                line,
+                "gamecore-stdlib-only",
+                f"imports {name!r}; gamecore imports the standard library and itself (numpy "
+                f"only inside a function, for a default encoder) and nothing of the lab",
+            )
+        if game and top in {"agents", "training", "gameenv"}:
+            report(line, "env-no-upward", f"imports {name!r}; {game} never imports {top}")
+        if game and top in GAME_PACKAGES and top != game:
+            report(line, "game-alone", f"imports {name!r}; a game never imports another game")
+        if top in GAME_PACKAGES and _is_generic(module):
+            report(
+                line,
+                "no-game-in-harness",
+                f"imports {name!r}; the harness takes a gamecore.Game and never imports a "
+                f"game package (or list the module in GAME_SPECIFIC with its reason)",
+            )
         if _is_within(module, "agents") and top == "training":
             report(line, "agents-no-training", f"imports {name!r}; agents never imports training")
         elif top == "training" and not in_training:
@@ -414,7 +466,17 @@ def test_the_state_checks_name_the_rules_nowhere_not_even_for_types() -> None:
         ("lastwill_env.engine.state", "from lastwill_env import env\n", "engine-stdlib-only"),
         ("lastwill_env.engine.state", "from ..env import raw_env\n", "engine-stdlib-only"),
         ("lastwill_env.engine.state", "def f():\n    import gymnasium\n", "engine-stdlib-only"),
-        ("lastwill_env.env", "from agents.bots import RandomBot\n", "env-no-upward"),
+        ("lastwill_env.env", "from agents.base import RandomAgent\n", "env-no-upward"),
+        ("lastwill_env.bots.racer", "from agents.search import MCAgent\n", "env-no-upward"),
+        ("money_env.lab", "def f():\n    import training\n", "env-no-upward"),
+        ("lastwill_env.engine.game", "from money_env.engine import cards\n", "engine-stdlib-only"),
+        ("money_env.engine.game", "from gamecore.agent import BaseAgent\n", "engine-stdlib-only"),
+        ("money_env.lab", "from lastwill_env.engine import GameState\n", "game-alone"),
+        ("gamecore.game", "import numpy\n", "gamecore-stdlib-only"),
+        ("gamecore.registry", "from lastwill_env.lab import LastWillGame\n", "gamecore-stdlib-only"),
+        ("agents.arena", "from lastwill_env.engine import GameState\n", "no-game-in-harness"),
+        ("training.allseat.rollout", "def f():\n    import money_env\n", "no-game-in-harness"),
+        ("gameenv.aec", "from lastwill_env import encoding\n", "no-game-in-harness"),
         ("lastwill_env.encoding", "import training.selfplay\n", "env-no-upward"),
         ("agents.arena", "from training import pool\n", "agents-no-training"),
         ("agents.arena", "def f():\n    import training\n", "agents-no-training"),
@@ -425,7 +487,7 @@ def test_the_state_checks_name_the_rules_nowhere_not_even_for_types() -> None:
             "try:\n    import sb3_contrib\nexcept ImportError:\n    pass\n",
             "heavy-lazy",
         ),
-        ("agents.bots", "class A:\n    from stable_baselines3 import PPO\n", "heavy-lazy"),
+        ("lastwill_env.bots", "class A:\n    from stable_baselines3 import PPO\n", "heavy-lazy"),
         ("agents.policies.net", "import torch.nn\n", "heavy-lazy"),
     ],
 )
@@ -447,7 +509,11 @@ def test_checker_reports_violation(module: str, source: str, rule: str) -> None:
         ("lastwill_env.engine", "from . import state\nfrom .state import GameState\n", True),
         ("lastwill_env.engine.rules", "from lastwill_env.engine.cards import Card\n", False),
         ("lastwill_env.env", "import numpy\nfrom lastwill_env.engine import new_game\n", False),
-        ("agents.arena", "from lastwill_env.engine import player_view\n", False),
+        ("agents.arena", "from gamecore import load_game\n", False),
+        ("agents.play", "from lastwill_env.engine import player_view\n", False),
+        ("lastwill_env.engine.game", "from gamecore.plain import is_int\n", False),
+        ("money_env.lab", "from gamecore import Game\nfrom .engine import new_game\n", False),
+        ("gamecore.game", "from .results import terminal_rewards\n", False),
         ("agents.policy", "import torch\nfrom sb3_contrib import MaskablePPO\n", False),
         ("agents.policy_agent", "import torch\n", False),
         ("agents.arena", "def load():\n    import torch\n    return torch\n", False),
@@ -472,7 +538,7 @@ def test_checker_accepts_allowed(module: str, source: str, is_package: bool) -> 
     ("module", "source"),
     [
         ("agents.policy", "from .arena import play_game\n"),  # a player uses the harness
-        ("agents.bots.greedy", "def f():\n    from agents.cli import app\n"),  # lazily
+        ("agents.search", "def f():\n    from agents.cli import app\n"),  # lazily
         ("agents.arena", "from .viewer.core import ViewError\n"),  # the harness, an app
         ("agents.base", "from .registry import make_agent\n"),  # the foundation, a player
         ("agents.registry", "from agents import evaluate\n"),
@@ -488,7 +554,7 @@ def test_layer_checker_reports_violation(module: str, source: str) -> None:
     [
         ("agents.cli", "from .arena import run_tournament\nfrom .viewer import server\n"),
         ("agents.arena", "from .registry import make_agent\nfrom .base import BaseAgent\n"),
-        ("agents.policy", "from .priors import PriorSource\nfrom lastwill_env import engine\n"),
+        ("agents.policy", "from .priors import PriorSource\nfrom gamecore import Game\n"),
         ("agents.viewer.core", "from ..play import PlayGame\n"),
     ],
 )
@@ -499,7 +565,7 @@ def test_layer_checker_accepts_allowed(module: str, source: str) -> None:
 def test_every_layer_list_names_distinct_modules() -> None:
     listed = [p for patterns in AGENT_LAYERS.values() for p in patterns]
     assert len(listed) == len(set(listed)), listed
-    assert agent_layer("agents.bots.racer") == "players"
+    assert agent_layer("agents.search") == "players"
     assert agent_layer("agents.viewer.files") == "apps"
     assert agent_layer("agents.nosuchmodule") is None
 

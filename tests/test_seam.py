@@ -230,3 +230,25 @@ def test_a_game_travels_by_name_whatever_its_binding_caches():
         state = game.new_game(game.make_config(min(game.player_counts)), 3)
         game.encode_observation(game.player_view(state, 0))  # caches the encoder module
         assert pickle.loads(pickle.dumps(game)) is game
+
+
+def test_replay_refuses_a_log_of_another_game_naming_it(tmp_path):
+    out = tmp_path / "m.jsonl"
+    res = runner.invoke(
+        app,
+        [
+            "arena",
+            "-q",
+            "--game",
+            "money",
+            "-p",
+            "value,value@b,bluffer",
+            "-g",
+            "3",
+            "-o",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    res = runner.invoke(app, ["replay", str(out), "--game", "0"])
+    assert res.exit_code == 2 and "holds games of 'money'" in " ".join(res.output.split())
