@@ -76,10 +76,15 @@ def version_text() -> str:
     game's env."""
     import gamecore
 
-    envs = "; ".join(
-        f"env {g.env_name}, {g.num_actions} actions" for g in map(load_game, game_names())
-    )
-    return f"lastwill-lab {gamecore.__version__} ({envs})"
+    envs = []
+    for name in game_names():
+        try:
+            g = load_game(name)
+        except Exception as e:  # noqa: BLE001 - a broken game must not hide the version
+            envs.append(f"{name} cannot be loaded: {type(e).__name__}: {e}")
+            continue
+        envs.append(f"env {g.env_name}, {g.num_actions} actions")
+    return f"lastwill-lab {gamecore.__version__} ({'; '.join(envs)})"
 
 
 def _version(value: bool) -> None:

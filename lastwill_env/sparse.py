@@ -37,8 +37,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from gamecore.buildcheck import COMPILED, BuildChoiceError, load_compiled
+
 from .engine import CATALOGUE
-from .engine.buildcheck import BuildChoiceError, load_compiled
 from .engine.config import PLAYER_COUNTS
 from .engine.game import (
     BREED_PHASE,
@@ -550,7 +551,7 @@ def state_entries(state: GameState, seat: int, shared: Entries | None = None) ->
 # The compiled writer of the state path
 
 
-WRITERS = ("auto", "python", "compiled")
+WRITERS = COMPILED["LASTWILL_WRITER"].choices
 
 
 def _c_layout() -> dict:

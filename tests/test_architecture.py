@@ -238,7 +238,8 @@ def check_source(module: str, source: str, is_package: bool = False) -> list[str
                 f"{game}.engine and gamecore's checks ({', '.join(SEAM_BASE_MODULES)})",
             )
         lab = top in GAME_PACKAGES or top in GENERIC_PACKAGES
-        if _is_within(module, "gamecore") and (lab or (import_time and top not in STDLIB)):
+        outside = top not in STDLIB and top != "gamecore"
+        if _is_within(module, "gamecore") and (lab or (import_time and outside)):
             report(
                 line,
                 "gamecore-stdlib-only",

@@ -1,4 +1,4 @@
-"""lastwill_env.engine.buildcheck.load_compiled: the one loader of the lab's three C modules
+"""gamecore.buildcheck.load_compiled: the one loader of the lab's three C modules
 (the variable's check, the import, the missing build and the stale build)."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import warnings
 
 import pytest
 
-from lastwill_env.engine.buildcheck import BuildChoiceError, load_compiled
+from gamecore.buildcheck import BuildChoiceError, load_compiled
 
 CHOICES = ("auto", "python", "compiled")
 
@@ -66,3 +66,18 @@ def test_a_bad_choice_names_the_variable_and_the_allowed_values(package):
     with pytest.raises(BuildChoiceError, match=r"LASTWILL_FAKE='fast'.*auto, python, compiled"):
         load_compiled("LASTWILL_FAKE", "fast", CHOICES, "python", "fakebuild._fast")
     assert "fakebuild._fast" not in sys.modules
+
+
+def test_the_table_of_compiled_modules_names_each_c_source_and_checks_every_variable():
+    from pathlib import Path
+
+    from gamecore.buildcheck import COMPILED, check_environment
+
+    root = Path(__file__).resolve().parents[1]
+    for var, c in COMPILED.items():
+        assert (root / (c.module.replace(".", "/") + ".c")).is_file(), var
+        assert c.fallback in c.choices and "auto" in c.choices and "compiled" in c.choices
+        check_environment({var: "compiled"})
+        with pytest.raises(BuildChoiceError, match=f"{var}='fast'"):
+            check_environment({var: "fast"})
+    check_environment({"LASTWILL_OTHER": "anything"})  # not a variable of the table

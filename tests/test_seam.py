@@ -68,7 +68,10 @@ def test_an_unknown_game_name_is_refused_with_the_known_ones(name):
         load_game(name)
 
 
-def test_a_registered_game_must_build_a_game_of_its_name():
+def test_a_registered_game_must_build_a_game_of_its_name(monkeypatch):
+    from gamecore import registry
+
+    monkeypatch.setattr(registry, "_factories", dict(registry._factories))  # forgotten after
     register_game("tally_alias", tinygame.TallyGame)
     with pytest.raises(GameNotFound, match="named 'tally'"):
         load_game("tally_alias")

@@ -9,6 +9,9 @@ actions plus a value regression, for `bc_epochs` passes. PPO starts from there.
 
 `warm_start` is the whole step as a trainer runs it (collect, fit, report through the run's
 progress display); the fit it returns is recorded in state.json under "bc".
+
+The game is the config's (`TrainConfig.game`, a `gamecore.Game` by name): its rules, views,
+encoder and rewards, and its bots as teacher and table mates.
 """
 
 from __future__ import annotations
@@ -21,9 +24,7 @@ from typing import Any
 import numpy as np
 
 from agents.registry import make_agent
-from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
-from lastwill_env.engine import NUM_ACTIONS, GameConfig, new_game, player_view
-from lastwill_env.engine.game import GAME_OVER
+from gamecore import load_game
 
 from .config import TrainConfig
 from .seating import draw_player_count
@@ -34,43 +35,49 @@ def collect(
 ) -> dict[str, np.ndarray]:
     """Teacher demonstrations: observations (float16), masks (bool), actions, value targets.
     ``on_game()`` is called after each game (progress)."""
+    game = load_game(cfg.game)
     rng = random.Random(seed)
     others = [b for b in cfg.bots if b != "random"] or [cfg.bc_teacher]
-    obs_rows: list[np.ndarray] = []
-    masks: list[np.ndarray] = []
-    actions: list[int] = []
-    values: list[float] = []
-    buf = np.zeros(OBS_SIZE, dtype=np.float32)
-    for g in range(games):
+    rows: dict[str, list] = {"obs": [], "masks": [], "actions": [], "values": []}
+    buf = np.zeros(game.obs_size, dtype=np.float32)
+    for _ in range(games):
         n = draw_player_count(rng, cfg)
         teacher_seat = rng.randrange(n)
         specs = [cfg.bc_teacher if p == teacher_seat else rng.choice(others) for p in range(n)]
-        agents = [make_agent(spec, seed=rng.randrange(2**31)) for spec in specs]
-        s = new_game(GameConfig(num_players=n), rng.randrange(2**62))
-        start = len(actions)
-        while s.phase != GAME_OVER:
-            p = s.cur
-            legal = s.legal_actions()
-            a = agents[p].act(player_view(s, p), legal)
-            if p == teacher_seat and len(legal) > 1:
-                obs_rows.append(encode_state(s, p, buf).astype(np.float16))
-                m = np.zeros(NUM_ACTIONS, dtype=bool)
-                m[legal] = True
-                masks.append(m)
-                actions.append(a)
-            s.apply_action(a)
-        final = terminal_rewards(s.results["ranks"], cfg.reward)[teacher_seat]
-        k = len(actions) - start
-        values.extend(final * cfg.gamma ** (k - 1 - i) for i in range(k))
-        del g
+        agents = [make_agent(spec, seed=rng.randrange(2**31), game=game) for spec in specs]
+        s = game.new_game(game.make_config(n), rng.randrange(2**62))
+        k = _demonstrate(game, s, agents, teacher_seat, rows, buf)
+        final = game.terminal_rewards(game.ranks(s), cfg.reward)[teacher_seat]
+        rows["values"].extend(final * cfg.gamma ** (k - 1 - i) for i in range(k))
         if on_game is not None:
             on_game()
     return {
-        "obs": np.stack(obs_rows),
-        "masks": np.stack(masks),
-        "actions": np.asarray(actions, dtype=np.int64),
-        "values": np.asarray(values, dtype=np.float32),
+        "obs": np.stack(rows["obs"]),
+        "masks": np.stack(rows["masks"]),
+        "actions": np.asarray(rows["actions"], dtype=np.int64),
+        "values": np.asarray(rows["values"], dtype=np.float32),
     }
+
+
+def _demonstrate(
+    game: Any, s: Any, agents: list, teacher_seat: int, rows: dict[str, list], buf: np.ndarray
+) -> int:
+    """Play the game `s` out with `agents`, keeping the teacher's decisions with a choice in
+    `rows`; how many it kept."""
+    kept = 0
+    while not game.is_over(s):
+        p = game.current_player(s)
+        legal = game.legal_actions(s)
+        a = agents[p].act(game.player_view(s, p), legal)
+        if p == teacher_seat and len(legal) > 1:
+            rows["obs"].append(game.encode_state(s, p, buf).astype(np.float16))
+            m = np.zeros(game.num_actions, dtype=bool)
+            m[legal] = True
+            rows["masks"].append(m)
+            rows["actions"].append(a)
+            kept += 1
+        game.apply_action(s, a)
+    return kept
 
 
 def accuracy(model: Any, data: dict[str, np.ndarray], batch: int = 2048) -> tuple[float, float]:

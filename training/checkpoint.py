@@ -5,10 +5,10 @@ A checkpoint `NAME` is a set of companions beside one JSON sidecar:
     NAME.zip    the SB3 model (weights, optimizer state, schedule), for resuming
     NAME.pt     or, from the all-seat trainer, its learner state (`training.allseat.loop`)
     NAME.npz    the policy's weights as plain arrays (`agents.policy.NumpyPolicy`), for playing
-    NAME.json   the sidecar: env name and version, action-table hash, observation size and
-                action count (`agents.policy.env_signature`), the lab's version
-                ("lab_version"), step, seed, configuration, kind, and under "files" the size
-                and sha256 of every companion
+    NAME.json   the sidecar: the game ("game"; a sidecar without it is Last Will's), its env
+                name and version, action-table hash, observation size and action count
+                (`agents.policy.env_signature`), the lab's version ("lab_version"), step, seed,
+                configuration, kind, and under "files" the size and sha256 of every companion
 
 Companions are written first, each to a temporary name, fsynced and renamed; the sidecar is
 written last (`agents.safeio.write_bundle`). Every load checks the companions against the
@@ -30,12 +30,13 @@ from __future__ import annotations
 import shutil
 import time
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-import lastwill_env
 from agents.policy import (
     CheckpointError,
+    CheckpointMismatchError,
     NumpyPolicy,
     check_compatible,
     env_signature,
@@ -43,10 +44,13 @@ from agents.policy import (
     verify_files,
 )
 from agents.safeio import BundleError, bundle_base, write_bundle
+from gamecore import DEFAULT_GAME, GameNotFound, load_game
 
 __all__ = [
     "CheckpointError",
+    "check_game",
     "checkpoint_base",
+    "checkpoint_game",
     "checkpoint_meta",
     "load_checkpoint",
     "promote_best",
@@ -74,12 +78,44 @@ def new_checkpoint_problem(out: Path) -> str | None:
     return None
 
 
+@lru_cache(maxsize=1)
+def lab_version() -> str:
+    """The lab's version: the installed `lastwill-lab` package's (its one home is
+    `lastwill_env.__version__`, which the package metadata reads; tests/test_version.py keeps
+    the two equal), "unknown" where the lab is not installed."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("lastwill-lab")
+    except PackageNotFoundError:
+        return "unknown"
+
+
+def checkpoint_game(meta: Mapping[str, Any]) -> str:
+    """The game a sidecar (or a run's settings) records; none recorded: Last Will."""
+    return str(meta.get("game", DEFAULT_GAME))
+
+
+def check_game(meta: Mapping[str, Any], where: str, game: str = DEFAULT_GAME) -> None:
+    """The checkpoint `where` (its sidecar `meta`) is a policy of the game `game` made for this
+    lab (`agents.policy.check_compatible`: another game's policy, or one of another env version,
+    action table or observation layout, is a `CheckpointMismatchError` saying what differs)."""
+    try:
+        rules = load_game(game)
+    except GameNotFound as e:
+        raise CheckpointMismatchError(f"checkpoint {where}: {e}") from None
+    check_compatible(dict(meta), where, rules)
+
+
 def checkpoint_meta(step: int, seed: int, config: Mapping[str, Any], **extra: Any) -> dict:
-    """The sidecar fields a checkpoint carries (besides "files", added when it is saved).
+    """The sidecar fields a checkpoint carries (besides "files", added when it is saved): the
+    game of `config` ("game", Last Will when it names none) and its signature.
     "lab_version" is informational: loading never requires it (older sidecars lack it)."""
+    game = checkpoint_game(config)
     return {
-        **env_signature(),
-        "lab_version": lastwill_env.__version__,
+        "game": game,
+        **env_signature(load_game(game)),
+        "lab_version": lab_version(),
         "step": step,
         "seed": seed,
         "config": dict(config),
@@ -112,14 +148,17 @@ def save_model_checkpoint(
     return base.with_name(base.name + ".zip")
 
 
-def load_checkpoint(path: str | Path, check: bool = True) -> dict[str, Any]:
-    """The verified sidecar of a checkpoint: it exists and is a JSON object, it was made for
-    this env (`check`), and every companion it lists matches. Raises CheckpointError."""
+def load_checkpoint(
+    path: str | Path, check: bool = True, game: str = DEFAULT_GAME
+) -> dict[str, Any]:
+    """The verified sidecar of a checkpoint: it exists and is a JSON object, it is a policy of
+    `game` made for this lab (`check`, `check_game`), and every companion it lists matches.
+    Raises CheckpointError."""
     base = checkpoint_base(path)
     side = base.with_name(base.name + ".json")
     meta = read_sidecar(side)
     if check:
-        check_compatible(meta, str(path))
+        check_game(meta, str(path), game)
     verify_files(side, meta)
     return meta
 

@@ -439,6 +439,14 @@ def exploit_cmd(
         int | None,
         typer.Option(help=help_default("Rollouts that train only the critic before the actor", 2)),
     ] = None,
+    game: Annotated[
+        str,
+        typer.Option(
+            metavar="<text>",
+            help="The game played (an installed game, e.g. lastwill or money); the panel's "
+            "default is then its own",
+        ),
+    ] = "lastwill",
     progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
     resume: Annotated[
         bool,
@@ -489,6 +497,7 @@ def exploit_cmd(
             prior_weight=prior_weight,
             overrides={"torch_threads": torch_threads, **given_learner},
             resume=resume,
+            game=game,
         )
     except (ExploitError, TrainConfigError, TrainError) as e:
         fail(str(e))

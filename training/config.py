@@ -18,8 +18,9 @@ from typing import Any
 from agents.evaluate import PANEL
 from agents.readfile import read_data
 from agents.residual import check_prior_weight
-from lastwill_env.engine.config import PLAYER_COUNTS, ConfigError, allowed_counts, is_player_count
-from lastwill_env.engine.plain import is_int, is_number
+from gamecore import DEFAULT_GAME, GameNotFound, game_names, load_game
+from gamecore.options import ConfigError
+from gamecore.plain import in_words, is_int, is_number
 
 from .seating import is_count_list, is_count_weights
 
@@ -66,6 +67,12 @@ CHOICES = {
     "activation": ("tanh", "relu"),
 }
 BOOLS = ("pfsp", "progress", "init_new_prior", "init_critic")
+# the settings that still play Last Will only, and their values that turn them off: a run of
+# another game must leave them off (`TrainConfig._check_game`)
+LASTWILL_ONLY: dict[str, tuple[Any, ...]] = {
+    "prior": ("",),
+    "exploiter_every": (0,),
+}
 _UNIT = "use a finite number from 0 to 1"
 # name: (lower bound, bound excluded, upper bound or None, what is allowed), or the check of a
 # number whose range has its home elsewhere (it raises ConfigError)
@@ -93,6 +100,8 @@ class TrainConfig:
     run_dir: str = "runs/train/default"
     total_steps: int = 1_000_000
     seed: int = 0
+    # the game played (`gamecore.load_game`); another than lastwill needs mode = all_seat
+    game: str = DEFAULT_GAME
     # single_seat: sb3-contrib MaskablePPO on SingleSeatEnv (one learner seat per game);
     # all_seat: every seat the current policy plays learns (training.allseat)
     mode: str = "single_seat"
@@ -176,6 +185,7 @@ class TrainConfig:
         refused, lists must be lists; the error names the setting, the value and what is
         allowed. The checks run in this order, so the first broken setting is the one named."""
         self._check_run_dir()
+        self._check_game()
         self._check_integers()
         self._check_start_policy()
         self._check_choices_and_numbers()
@@ -195,6 +205,31 @@ class TrainConfig:
     def _check_run_dir(self) -> None:
         if not isinstance(self.run_dir, str) or not self.run_dir.strip():
             raise self._bad("run_dir", "use a directory path as a string, e.g. runs/train/mine")
+
+    def _check_game(self) -> None:
+        """The game: one of the installed games (`gamecore.game_names`). A game other than
+        the default is trained by the all-seat trainer alone, without the parts that still
+        play Last Will only (a prior, the league's exploiters)."""
+        try:
+            load_game(self.game)
+        except GameNotFound:
+            raise self._bad("game", f"choose one of {', '.join(game_names())}") from None
+        if self.game == DEFAULT_GAME:
+            return
+        why = f"game={self.game!r}"
+        if self.mode != "all_seat":
+            raise self._bad("mode", f'{why} is trained by the all-seat trainer: mode = "all_seat"')
+        for name, off in LASTWILL_ONLY.items():
+            if getattr(self, name) not in off:
+                raise self._bad(name, f"it plays Last Will only so far; turn it off with {why}")
+
+    def _players(self) -> tuple[int, ...]:
+        """The game's player counts."""
+        return tuple(load_game(self.game).player_counts)
+
+    def _counts_text(self) -> str:
+        """The game's player counts in words for an error message: "2, 3, 4 or 5"."""
+        return in_words(self._players())
 
     def _check_integers(self) -> None:
         """Counts, sizes and schedules: integers (not booleans) in their ranges."""
@@ -253,13 +288,13 @@ class TrainConfig:
             raise self._bad(name, text)
 
     def _check_game_mix(self) -> None:
-        """The training player counts (`lastwill_env.engine.config.PLAYER_COUNTS`) and their
-        weights, by the rule of the draw (`training.seating`)."""
+        """The training player counts (the game's `player_counts`) and their weights, by the
+        rule of the draw (`training.seating`)."""
         counts = self.num_players
-        if not is_count_list(counts):
+        if not is_count_list(counts, self._players()):
             raise self._bad(
                 "num_players",
-                f"use a list of distinct player counts, each one of {allowed_counts()}",
+                f"use a list of distinct player counts, each one of {self._counts_text()}",
             )
         if not is_count_weights(self.player_weights, counts):
             raise self._bad(
@@ -278,16 +313,16 @@ class TrainConfig:
 
     def _check_eval_counts(self) -> None:
         """The evaluation's player count: one allowed count, or a list of distinct ones."""
-        enp = self.eval_num_players
+        enp, counts = self.eval_num_players, self._players()
         if isinstance(enp, list):
-            if not is_count_list(enp):
+            if not is_count_list(enp, counts):
                 raise self._bad(
-                    "eval_num_players", f"use {allowed_counts()}, or a list of distinct counts"
+                    "eval_num_players", f"use {self._counts_text()}, or a list of distinct counts"
                 )
-        elif not is_player_count(enp):
+        elif not (is_int(enp) and enp in counts):
             raise self._bad(
                 "eval_num_players",
-                f"choose {allowed_counts()}, or a list such as {list(PLAYER_COUNTS)}",
+                f"choose {self._counts_text()}, or a list such as {list(counts)}",
             )
 
     def _check_pool(self) -> None:
@@ -355,11 +390,13 @@ class TrainConfig:
             raise self._bad("bc_teacher", "use a bot name such as planner, or an empty string")
         from agents.registry import PlayerSpecError, make_agent
 
+        # another game's players are built for it; Last Will's with today's call
+        game = {} if self.game == DEFAULT_GAME else {"game": self.game}
         for name in ("bots", "eval_bots", "bc_teacher", "kickstart_teacher", "prior"):
             specs = getattr(self, name)
             for spec in [specs] if isinstance(specs, str) and specs else specs or []:
                 try:
-                    make_agent(spec)
+                    make_agent(spec, **game)
                 except PlayerSpecError as e:
                     raise TrainConfigError(f"{name}: {e}") from None
 

@@ -11,12 +11,15 @@ import sys
 def _build_choice_error(err: BaseException) -> bool:
     # The check's module is imported before any module that raises it, and stays imported
     # when the import that raised fails.
-    buildcheck = sys.modules.get("lastwill_env.engine.buildcheck")
+    buildcheck = sys.modules.get("gamecore.buildcheck")
     return buildcheck is not None and isinstance(err, buildcheck.BuildChoiceError)
 
 
 def main() -> None:
     try:
+        from gamecore.buildcheck import check_environment
+
+        check_environment()  # a bad choice of a compiled module, before any command runs
         from training.cli import app
 
         app()  # a command that imports torch (`train`, `exploit`, ...) reads LASTWILL_BAG_GRAD

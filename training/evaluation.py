@@ -5,6 +5,8 @@ validation deals (the same deal seeds at every evaluation; test deals are refuse
 result chooses `best.*`), and sums the tables up as the run loop (`training.runloop`) records
 them in `state.json`; `eval_scalars` turns that summary into TensorBoard scalars by sub-run
 (`training.tblog`). Every trainer's run loop calls these, and so does expert iteration.
+
+A run of a game other than Last Will is evaluated in its game (`game_name=`).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 
 from agents.deals import VALIDATION, for_choosing
 from agents.stats import fit_ratings
+from gamecore import DEFAULT_GAME
 
 from . import tblog
 from .config import TrainConfig
@@ -69,6 +72,8 @@ def evaluate(
         workers=cfg.eval_workers,
         out=out,
         **hooks,
+        # another game is named; Last Will's evaluation is the call it always was
+        **({} if cfg.game == DEFAULT_GAME else {"game_name": cfg.game}),
     )
     result: dict[str, Any] = {"step": step, "vs": {}, "by_players": {}}
     result["errors"] = sum(1 for r in ev.rows if (r.get("error") or {}).get("player") == me)

@@ -31,8 +31,8 @@ from agents.policy import NumpyPolicy
 from agents.readfile import read_json
 from agents.registry import make_agent
 from agents.safeio import write_json
-from lastwill_env.encoding import OBS_SIZE, encode_observation
-from lastwill_env.engine.plain import is_int
+from gamecore import DEFAULT_GAME, load_game
+from gamecore.plain import is_int
 
 from .seating import BOT, BOT_TABLE, SNAPSHOT, draw_seat, draw_table
 
@@ -138,17 +138,20 @@ class PoolRegistry:
 
 
 class PolicyOpponent:
-    """A numpy policy playing one seat from its view (arg-max over the legal actions)."""
+    """A numpy policy playing one seat of `game` (the default game when None) from its view
+    (arg-max over the legal actions)."""
 
-    def __init__(self, policy: NumpyPolicy, name: str) -> None:
+    def __init__(self, policy: NumpyPolicy, name: str, game: Any = None) -> None:
+        game = load_game() if game is None else game
         self.policy = policy
         self.name = name
-        self._obs = np.zeros(OBS_SIZE, dtype=np.float32)
+        self._encode = game.encode_observation
+        self._obs = np.zeros(game.obs_size, dtype=np.float32)
 
     def act(self, view, legal: list[int]) -> int:
         if len(legal) == 1:
             return legal[0]
-        return self.policy.choose(encode_observation(view, self._obs), legal, True, view=view)
+        return self.policy.choose(self._encode(view, self._obs), legal, True, view=view)
 
 
 class OpponentPool:
@@ -162,9 +165,13 @@ class OpponentPool:
         pfsp: bool = True,
         seed: int = 0,
         p_bot_table: float = 0.0,
+        game: Any = None,
     ) -> None:
+        self.game = load_game() if game is None else game
+        # another game's bots are built for it; Last Will's with today's call
+        extra = {} if self.game.name == DEFAULT_GAME else {"game": self.game}
         self.bot_specs = list(bots)
-        self.bots = [make_agent(b, seed=seed + i) for i, b in enumerate(bots)]
+        self.bots = [make_agent(b, seed=seed + i, **extra) for i, b in enumerate(bots)]
         self.p_latest = p_latest
         self.p_bots_min = p_bots_min
         self.p_bot_table = p_bot_table
@@ -177,7 +184,7 @@ class OpponentPool:
 
     # -- updates pushed from the trainer -------------------------------------------------
     def set_latest(self, state: dict[str, Any]) -> None:
-        self.latest = PolicyOpponent(NumpyPolicy.from_state(state), "latest")
+        self.latest = PolicyOpponent(NumpyPolicy.from_state(state), "latest", self.game)
 
     def set_snapshots(self, paths: dict[str, str], weights: dict[str, float]) -> None:
         for sid in list(self.snapshots):
@@ -186,7 +193,7 @@ class OpponentPool:
         for sid, path in paths.items():
             if sid not in self.snapshots:
                 npz = Path(path).with_suffix(".npz")
-                self.snapshots[sid] = PolicyOpponent(NumpyPolicy.load_npz(npz), sid)
+                self.snapshots[sid] = PolicyOpponent(NumpyPolicy.load_npz(npz), sid, self.game)
         self.snapshot_weights = {k: w for k, w in weights.items() if k in self.snapshots}
 
     # -- drawing a table -----------------------------------------------------------------

@@ -9,7 +9,8 @@ to resume and refuse a damaged file (not JSON, a missing entry, a value of the w
 `TrainError` naming the file and the entry. `resume_checkpoint` verifies the checkpoint the
 state names (`training.checkpoint.load_checkpoint`), and `resume_config` rebuilds the run's
 configuration and refuses settings given with `--resume` that differ from the run's: a resumed
-run keeps its settings; only `total_steps` (to extend it) and `progress` may change.
+run keeps its settings; only `total_steps` (to extend it) and `progress` may change, and
+never the game (`state.json` records it as "game"; a state without it is Last Will's).
 `remove_later_snapshots` removes the snapshots that a stopped run wrote after the state it
 resumes from. `write_state` writes `state.json` atomically (`agents.safeio`).
 """
@@ -25,9 +26,9 @@ from typing import Any
 
 from agents.policy import CheckpointError
 from agents.safeio import DestinationError, check_directory, write_json
-from lastwill_env.engine.plain import is_int
+from gamecore.plain import is_int
 
-from .checkpoint import checkpoint_base, load_checkpoint
+from .checkpoint import checkpoint_base, checkpoint_game, load_checkpoint
 from .config import TrainConfig, TrainConfigError
 from .pool import PoolRegistry
 
@@ -94,6 +95,7 @@ def clear_run(run: str | Path) -> list[str]:
 
 def new_state(cfg: TrainConfig) -> dict[str, Any]:
     return {
+        "game": cfg.game,
         "step": 0,
         "checkpoint": None,
         "config": cfg.to_dict(),
@@ -154,6 +156,7 @@ def _is_seconds(v: Any) -> bool:
 
 
 _OPTIONAL_ENTRIES: dict[str, tuple[Any, str]] = {
+    "game": (lambda v: isinstance(v, str), "a game name such as lastwill"),
     "best": (_check_best, "null or {step, mean_win_rate, checkpoint}"),
     "evals": (lambda v: isinstance(v, list), "a list of evaluations"),
     "invalid_actions": (lambda v: is_int(v) and v >= 0, "a non-negative integer"),
@@ -189,6 +192,25 @@ def load_state(run: str | Path) -> dict[str, Any]:
     return state
 
 
+def state_game(state: Mapping[str, Any]) -> str:
+    """The game of a run's state: its "game", else its settings' (a run from before the lab
+    recorded games: Last Will)."""
+    if "game" in state:
+        return str(state["game"])
+    return checkpoint_game(state.get("config") or {})
+
+
+def check_same_game(run: str | Path, state: Mapping[str, Any], game: str) -> None:
+    """A run is resumed as the game it was started with; another game is a `TrainError`."""
+    have = state_game(state)
+    if have != game:
+        raise TrainError(
+            f"{Path(run) / STATE} holds a run of the game {have!r}; it cannot be resumed as "
+            f"{game!r} (its learner, pool and checkpoints play {have!r}). Resume it without "
+            f"setting game, or start a new run of {game!r} with another --run-dir"
+        )
+
+
 def resume_checkpoint(
     run: str | Path, state: Mapping[str, Any], learner_suffix: str = ".zip"
 ) -> Path:
@@ -205,7 +227,7 @@ def resume_checkpoint(
             f"not exist; the run directory is damaged"
         )
     try:
-        meta = load_checkpoint(zip_path)
+        meta = load_checkpoint(zip_path, game=state_game(state))
     except CheckpointError as e:
         raise TrainError(f"cannot resume {run}: {e}") from None
     if meta.get("step") not in (None, state["step"]):
@@ -230,7 +252,7 @@ def load_pool(run: str | Path, state: Mapping[str, Any], window: int) -> PoolReg
     registry.snapshots = [s for s in registry.snapshots if s.step <= state["step"]]
     for s in registry.active():
         try:
-            load_checkpoint(run / s.path)
+            load_checkpoint(run / s.path, game=state_game(state))
         except CheckpointError as e:
             raise TrainError(f"cannot resume {run}: pool snapshot {s.id}: {e}") from None
     return registry
@@ -264,6 +286,9 @@ def resume_config(
     state = load_state(run_dir)
     data = dict(state["config"])
     data["run_dir"] = str(run_dir)  # the run is where its state is, wherever it was made
+    data.setdefault("game", state_game(state))
+    if given and given.get("game") is not None:
+        check_same_game(run_dir, state, given["game"])
     try:
         run_cfg = TrainConfig.from_dict(data)
     except TrainConfigError as e:

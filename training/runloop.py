@@ -50,6 +50,7 @@ from .rundir import (
     RANDOM_STATE,
     TrainError,
     check_new_run,
+    check_same_game,
     clear_run,
     load_pool,
     load_state,
@@ -248,7 +249,10 @@ class RunLoop:
             write_state(self.dir, self.state)
 
     def _resume(self) -> Path:
-        """The checked checkpoint, pool and `best.*` of the run being resumed."""
+        """The checked checkpoint, pool and `best.*` of the run being resumed (of the game it
+        was started with)."""
+        check_same_game(self.dir, self.state, self.cfg.game)
+        self.state.setdefault("game", self.cfg.game)  # a run from before games were recorded
         made_by = self.state.get("backend", "lab")
         if made_by != self.trainer.settings().get("backend", "lab"):
             flag = "--backend rllib" if made_by == "rllib" else "the lab's trainer (--backend lab)"

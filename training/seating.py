@@ -28,19 +28,22 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from lastwill_env.engine.config import is_player_count
-from lastwill_env.engine.plain import is_number
+from gamecore import load_game
+from gamecore.plain import is_int, is_number
 
 MIXED, BOT_TABLE, REVERSE = "mixed", "bot_table", "reverse"
 BOT, LEARNER, SNAPSHOT = "bot", "learner", "snapshot"
 
 
-def is_count_list(counts: Any) -> bool:
-    """A list of distinct allowed player counts, not empty."""
+def is_count_list(counts: Any, allowed: Collection[int] | None = None) -> bool:
+    """A list of distinct player counts, not empty, each one of `allowed` (a game's
+    `player_counts`; None: the default game's)."""
+    if allowed is None:
+        allowed = load_game().player_counts
     return (
         isinstance(counts, list)
         and bool(counts)
-        and all(is_player_count(k) for k in counts)
+        and all(is_int(k) and k in allowed for k in counts)
         and len(set(counts)) == len(counts)
     )
 

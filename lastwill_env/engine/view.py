@@ -26,7 +26,8 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .buildcheck import load_compiled
+from gamecore.buildcheck import COMPILED, load_compiled
+
 from .cards import CATALOGUE
 from .config import MAX_PLAYERS, MIN_PLAYERS
 from .game import (
@@ -213,7 +214,7 @@ def _py_player_view(s: GameState, seat: int) -> PlayerView:
     )
 
 
-VIEWS = ("auto", "python", "compiled")
+VIEWS = COMPILED["LASTWILL_VIEW"].choices
 
 
 def _c_consts() -> dict[str, Any]:

@@ -4,7 +4,8 @@ plays is a training sample.
 `mode = "all_seat"` in `TrainConfig` selects this trainer (`training.train.train` dispatches to
 `train_all_seat`). It is written out here because SB3's rollout collection assumes one agent
 stepping one env in lock-step, while in Last Will the seats act at different times, several
-times in a row, and only the current policy's seats should learn.
+times in a row, and only the current policy's seats should learn. It plays the game that
+`TrainConfig.game` names through its `gamecore.Game` object alone (Last Will by default).
 
 - `network`: the actor-critic over the sparse observation, and its export to dense `.npz`.
 - `batch`: sparse observations and their torch batches.
@@ -19,7 +20,9 @@ a rollout process feeding a learner process (docs/TRAINING.md, "All-seat self-pl
 figures in docs/EXPERIMENTS.md, "Speed").
 """
 
-from lastwill_env.shaping import potential
+from typing import Any
+
+from gamecore import load_game
 
 from .batch import sparse_batch, sparse_obs
 from .network import ActorCritic, build_model
@@ -32,6 +35,13 @@ from .rollout import (
     seat_gae,
     trajectory_rewards,
 )
+
+
+def potential(state: Any, seat: int, game: Any = None) -> float:
+    """The shaping potential the trainer uses: the game's `potential` (the default game's when
+    `game` is None)."""
+    return (load_game() if game is None else game).potential(state, seat)
+
 
 __all__ = [
     "LEARNER",

@@ -6,17 +6,23 @@ the PPO update gathers its minibatches from one `SparseRows` of the whole buffer
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import torch
 
-from lastwill_env.encoding import encode_state_sparse
+from gamecore import load_game
 
 
-def sparse_obs(state, seat: int, buf: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-    """The seat's observation (docs/RULES.md §10) as (indices, values): `encode_state_sparse`,
-    written straight from the state, unsorted (the `EmbeddingBag` sums over the pairs in any
-    order; `buf` is not used any more)."""
-    return encode_state_sparse(state, seat, ordered=False)
+def sparse_obs(
+    state, seat: int, buf: np.ndarray | None = None, game: Any = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """The seat's observation as (indices, values): the game's `encode_state_sparse` (the
+    default game when `game` is None; Last Will's observation is docs/RULES.md §10), written
+    straight from the state, unsorted (the `EmbeddingBag` sums over the pairs in any order;
+    `buf` is not used any more)."""
+    game = load_game() if game is None else game
+    return game.encode_state_sparse(state, seat, ordered=False)
 
 
 def segment_starts(lens: np.ndarray) -> np.ndarray:

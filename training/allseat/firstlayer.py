@@ -20,9 +20,9 @@ import os
 import torch
 import torch.nn.functional as F
 
-from lastwill_env.engine.buildcheck import load_compiled
+from gamecore.buildcheck import COMPILED, load_compiled
 
-CHOICES = ("auto", "torch", "compiled")
+CHOICES = COMPILED["LASTWILL_BAG_GRAD"].choices
 
 
 def _load():

@@ -6,7 +6,9 @@ A checkpoint is `step_N.npz` (the actor as dense arrays, what `ppo:PATH` plays) 
 sidecar `step_N.json` and `step_N.pt` (actor, critic and optimiser state, what `--resume`
 needs), saved, verified and promoted to `best.*` as one unit by `training.checkpoint`.
 A fresh run may start from a policy (`init_policy`: a `.npz` or the run directory of an
-earlier run) or imitate a bot first (`bc_teacher`, `training.bc`).
+earlier run) or imitate a bot first (`bc_teacher`, `training.bc`). The game is the config's
+(`TrainConfig.game`): its checkpoints, snapshots and start policy are policies of that game,
+and their sidecars say which (`training.checkpoint.checkpoint_meta`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from agents.policy import CheckpointError, NumpyPolicy, load_policy
+from gamecore import DEFAULT_GAME, load_game
 
 from .. import checkpoint as ckpt_io
 from ..bc import warm_start
@@ -54,6 +57,12 @@ def train_all_seat(
     """Run (or with `resume` continue) an all-seat run in `cfg.run_dir` through the run loop
     (`training.runloop.run`); returns state.json."""
     return run(cfg, AllSeatTrainer(cfg), resume, notify, force, league)
+
+
+def _game(cfg: TrainConfig) -> dict[str, Any]:
+    """The ``game=`` argument of a policy load for `cfg`'s game: none for Last Will (the call
+    the trainer always made), the game otherwise."""
+    return {} if cfg.game == DEFAULT_GAME else {"game": load_game(cfg.game)}
 
 
 def save_checkpoint(model, optimizer, path: Path, cfg: TrainConfig, step: int, extra=None):
@@ -179,7 +188,9 @@ class AllSeatTrainer:
         try:
             start = init_policy_path(init_policy)
             self.model.load_actor_numpy(
-                load_policy(start)[0], new_prior=cfg.init_new_prior, critic=cfg.init_critic
+                load_policy(start, **_game(cfg))[0],
+                new_prior=cfg.init_new_prior,
+                critic=cfg.init_critic,
             )
         except (CheckpointError, ValueError) as e:
             raise TrainError(f"init_policy {init_policy}: {e}") from None
@@ -197,9 +208,10 @@ class AllSeatTrainer:
     def set_pool(self, registry: PoolRegistry) -> None:
         assert self.rollout is not None
         pols = {}
+        game = _game(self.cfg)
         for s in registry.active():
             pols[s.id] = self.rollout.snapshots.get(s.id) or NumpyPolicy.load_npz(
-                (self.run_dir / s.path).with_suffix(".npz")
+                (self.run_dir / s.path).with_suffix(".npz"), **game
             )
         weights, kept = registry.weights(self.cfg.pfsp), self._kept_weights
         if kept is not None and set(kept) == set(pols):  # as the stopped run last set them

@@ -1,11 +1,13 @@
 """The all-seat trainer's network: an actor-critic over the sparse observation.
 
 The SB3 `MlpPolicy` shapes (separate actor and critic MLPs, `net_arch`, `activation`,
-orthogonal initialisation), with the first layer applied to the sparse observation (about 120 of
-4285 entries are non-zero) through `embedding_bag`, which is the same linear map at a few percent
+orthogonal initialisation) over the game's observation (`obs_size`) and actions (`num_actions`),
+with the first layer applied to the sparse observation (in Last Will about 120 of 4285 entries
+are non-zero) through `embedding_bag`, which is the same linear map at a few percent
 of the cost (`firstlayer`; its weight gradient comes from a compiled kernel). The actor exports
-to the dense `.npz` that `ppo:PATH` plays (`actor_numpy`), and a dense policy loads back into it
-(`load_actor_numpy`: a warm start, or the target of `exploit`).
+to the dense `.npz` that `ppo:PATH` plays (`actor_numpy`, a `NumpyPolicy` of the network's
+game), and a dense policy loads back into it (`load_actor_numpy`: a warm start, or the target of
+`exploit`).
 """
 
 from __future__ import annotations
@@ -18,17 +20,20 @@ from torch import nn
 
 from agents.policy import NumpyPolicy
 from agents.residual import raise_prior
-from lastwill_env.encoding import OBS_SIZE
-from lastwill_env.engine import NUM_ACTIONS
+from gamecore import DEFAULT_GAME, load_game
 
 from ..config import TrainConfig
 from .firstlayer import sparse_linear
 
 
 def build_model(cfg: TrainConfig, seed: int) -> ActorCritic:
-    """The actor-critic network for `cfg`, its weights drawn from torch's generator at `seed`."""
+    """The actor-critic network for `cfg` (its game's observation and actions), its weights
+    drawn from torch's generator at `seed`."""
+    game = load_game(cfg.game)
     torch.manual_seed(seed)
-    model = ActorCritic(OBS_SIZE, NUM_ACTIONS, list(cfg.net_arch), cfg.activation)
+    model = ActorCritic(
+        game.obs_size, game.num_actions, list(cfg.net_arch), cfg.activation, game=game.name
+    )
     model.prior, model.prior_weight = cfg.prior, float(cfg.prior_weight)
     return model
 
@@ -58,11 +63,14 @@ class ActorCritic(nn.Module):
     """Separate actor and critic MLPs (SB3 MlpPolicy shapes). Both first layers read the
     sparse observation through one `EmbeddingBag` of width 2 x net_arch[0]: its first
     half is the actor's first layer, its second half the critic's (no weight is shared;
-    one bag is cheaper than two)."""
+    one bag is cheaper than two). `game` names the game it plays (its export's policy type)."""
 
-    def __init__(self, n_in: int, n_actions: int, arch: list[int], activation: str):
+    def __init__(
+        self, n_in: int, n_actions: int, arch: list[int], activation: str, game: str = DEFAULT_GAME
+    ):
         super().__init__()
         act = {"tanh": nn.Tanh, "relu": nn.ReLU}[activation]
+        self.game = game
         self.activation = activation
         self.prior, self.prior_weight = "", 0.0  # a prior bot (build_model sets it)
         self.h0 = arch[0]
@@ -123,8 +131,10 @@ class ActorCritic(nn.Module):
             self.action_net.bias.detach().cpu().numpy().copy(),
         ]
         pr = {"prior": self.prior, "prior_weight": self.prior_weight}
+        # Last Will's policy is built with the call the trainer always made
+        game = {} if self.game == DEFAULT_GAME else {"game": load_game(self.game)}
         if not critic:
-            return NumpyPolicy(ws, bs, self.activation, **pr)
+            return NumpyPolicy(ws, bs, self.activation, **pr, **game)
         v0 = self.first.weight[:, self.h0 :].detach().cpu().numpy().T.copy()
         vws, vbs = _dense(self.vf_rest)
         vws = [v0, *vws, self.value_net.weight.detach().cpu().numpy().copy()]
@@ -133,7 +143,7 @@ class ActorCritic(nn.Module):
             *vbs,
             self.value_net.bias.detach().cpu().numpy().copy(),
         ]
-        return NumpyPolicy(ws, bs, self.activation, vws, vbs, **pr)
+        return NumpyPolicy(ws, bs, self.activation, vws, vbs, **pr, **game)
 
     def load_actor_numpy(
         self, policy: NumpyPolicy, new_prior: bool = False, critic: bool = False

@@ -1,5 +1,10 @@
 """All-seat rollout: every seat the current policy plays is a training sample.
 
+The game is the config's (`TrainConfig.game`, `gamecore.load_game`): the rollout reaches it only
+through its `gamecore.Game` object (new games, legal actions, moves, views, the sparse and dense
+encoders, ranks, terminal rewards and the shaping potential), the hot loops' functions bound
+once (`Game.fast_functions`).
+
 Rollout (one process, `n_games` games stepped together):
 
 - Each game draws its player count from `num_players` / `player_weights`. One random seat is
@@ -37,10 +42,7 @@ import torch
 from agents.policy import NumpyPolicy
 from agents.registry import make_agent
 from agents.residual import raise_prior
-from lastwill_env.encoding import OBS_SIZE, encode_state, terminal_rewards
-from lastwill_env.engine import NUM_ACTIONS, GameConfig, legal_actions, new_game, player_view
-from lastwill_env.engine.game import GAME_OVER
-from lastwill_env.shaping import potential, shaping_reward
+from gamecore import DEFAULT_GAME, load_game, win_shares
 
 from ..config import TrainConfig
 from ..seating import (
@@ -53,7 +55,7 @@ from ..seating import (
     draw_seat,
     draw_table,
 )
-from .batch import sparse_batch, sparse_obs
+from .batch import sparse_batch
 
 LEARNER = "learner"
 
@@ -78,6 +80,9 @@ class Game:
     ctrl: list[Any]  # per seat: LEARNER, ("snapshot", id) or an agent object (a bot)
     ids: list[str]  # per seat: "learner", the snapshot id or "bot:<spec>"
     traj: dict[int, SeatTrajectory]
+    # the decision a network must answer (`Rollout._advance`): the seat to act, its legal set
+    seat: int = -1
+    legal: list[int] = field(default_factory=list)
 
 
 def gumbel_argmax(logits: np.ndarray, masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
@@ -109,6 +114,11 @@ def seat_gae(
     return adv, adv + values.astype(np.float32)
 
 
+def shaping_reward(shaping: float, gamma: float, phi: float, phi_next: float) -> float:
+    """The potential-based shaping term of one step: `shaping * (gamma * phi_next - phi)`."""
+    return shaping * (gamma * phi_next - phi)
+
+
 def trajectory_rewards(
     traj: SeatTrajectory, final: float, shaping: float, gamma: float
 ) -> np.ndarray:
@@ -130,17 +140,18 @@ class Rollout:
 
     def __init__(self, cfg: TrainConfig, seed: int) -> None:
         self.cfg = cfg
+        self._bind(load_game(cfg.game))
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
-        self.bots = {b: make_agent(b, seed=seed + i) for i, b in enumerate(cfg.bots)}
+        self.bots = {b: self._agent(b, seed + i) for i, b in enumerate(cfg.bots)}
         self.bot_specs = list(cfg.bots)  # drawn from: a bot listed twice is drawn twice as often
         # kickstarting: the teacher is asked at every learner decision while `teaching` is on
         self.teacher = (
-            make_agent(cfg.kickstart_teacher, seed=seed + 7717) if cfg.kickstart_teacher else None
+            self._agent(cfg.kickstart_teacher, seed + 7717) if cfg.kickstart_teacher else None
         )
         self.teaching = self.teacher is not None
         # a prior: its bot's choice is asked at every learner decision and raises that logit
-        self.prior_bot = make_agent(cfg.prior, seed=seed + 7919) if cfg.prior else None
+        self.prior_bot = self._agent(cfg.prior, seed + 7919) if cfg.prior else None
         self.prior_weight = float(cfg.prior_weight)
         # `ppo:PATH` bots (arg-max players) are answered in batches, like snapshots
         self.frozen_bots: dict[str, NumpyPolicy] = {
@@ -150,10 +161,32 @@ class Rollout:
         }
         self.snapshots: dict[str, NumpyPolicy] = {}
         self.snapshot_weights: dict[str, float] = {}
-        self.buf = np.zeros(OBS_SIZE, dtype=np.float32)
+        self.buf = np.zeros(self.obs_size, dtype=np.float32)
         self.games: list[Game] = []
         self.stats = {"bot_seconds": 0.0, "decisions": 0, "games": 0}
         self.samples_per_game = 100.0  # running mean, steers when to stop starting games
+
+    def _bind(self, game: Any) -> None:
+        """The game, and the functions the hot loops call (`Game.fast_functions`), bound once."""
+        self.game = game
+        self.obs_size, self.num_actions = game.obs_size, game.num_actions
+        self._configs: dict[int, Any] = {}  # the game's config per player count
+        fast = game.fast_functions()
+        self._legal = fast["legal_actions"]
+        self._apply = fast["apply_action"]
+        self._over = fast["is_over"]
+        self._cur = fast["current_player"]
+        self._view = fast["player_view"]
+        self._sparse = fast["encode_state_sparse"]
+        self._encode = fast["encode_state"]
+        self._potential = fast["potential"]
+
+    def _agent(self, spec: str, seed: int) -> Any:
+        """The agent `spec` names, built for this rollout's game (Last Will's with the call
+        the trainer always made)."""
+        if self.game.name == DEFAULT_GAME:
+            return make_agent(spec, seed=seed)
+        return make_agent(spec, seed=seed, game=self.game)
 
     # -- the pool ------------------------------------------------------------------------
     def set_snapshots(self, policies: dict[str, NumpyPolicy], weights: dict[str, float]) -> None:
@@ -198,27 +231,33 @@ class Rollout:
                 c, i = self._draw_seat()
             ctrl.append(c)
             ids.append(i)
-        s = new_game(GameConfig(num_players=n), self.rng.randrange(2**62))
+        config = self._configs.get(n)
+        if config is None:
+            config = self._configs[n] = self.game.make_config(n)
+        s = self.game.new_game(config, self.rng.randrange(2**62))
         traj = {p: SeatTrajectory() for p in range(n) if ctrl[p] == LEARNER}
         return Game(s, ctrl, ids, traj)
 
     # -- advancing -----------------------------------------------------------------------
     def _advance(self, g: Game) -> None:
         """Play bots and forced moves until a network must decide or the game is over."""
-        s = g.state
-        while s.phase != GAME_OVER:
-            legal = legal_actions(s)
+        s, ctrl = g.state, g.ctrl
+        over, legal_of, apply, cur = self._over, self._legal, self._apply, self._cur
+        while not over(s):
+            legal = legal_of(s)
             if len(legal) == 1:
-                s.apply_action(legal[0])
+                apply(s, legal[0])
                 continue
-            c = g.ctrl[s.cur]
+            seat = cur(s)
+            c = ctrl[seat]
             if c == LEARNER or isinstance(c, tuple):
+                g.seat, g.legal = seat, legal
                 return
             t = time.perf_counter()
-            view = player_view(s, s.cur) if getattr(c, "needs_view", True) else None
+            view = self._view(s, seat) if getattr(c, "needs_view", True) else None
             a = c.act(view, legal)
             self.stats["bot_seconds"] += time.perf_counter() - t
-            s.apply_action(a)
+            apply(s, a)
 
     def collect(self, model, target: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
         """Play until `target` learner samples sit in complete trajectories.
@@ -236,11 +275,13 @@ class Rollout:
             pending, done_samples = self._advance_all(target, done_samples, out, finished)
             if not self.games:
                 break
-            learner = [g for g in pending if g.ctrl[g.state.cur] == LEARNER]
+            learner: list[Game] = []
             frozen: dict[str, list[Game]] = {}
             for g in pending:
-                c = g.ctrl[g.state.cur]
-                if isinstance(c, tuple):
+                c = g.ctrl[g.seat]
+                if c == LEARNER:
+                    learner.append(g)
+                elif isinstance(c, tuple):
                     frozen.setdefault(c[1], []).append(g)
             # 2. one batched forward for every pending learner decision
             if learner:
@@ -270,9 +311,10 @@ class Rollout:
         while the rollout is expected to fall short of `target`. Returns (the games waiting on
         a network, the samples in finished trajectories)."""
         pending: list[Game] = []
+        over = self._over
         for g in list(self.games):
             self._advance(g)
-            if g.state.phase == GAME_OVER:
+            if over(g.state):
                 self.games.remove(g)
                 trajs, summary = self._finish(g)
                 out.extend(trajs)
@@ -284,7 +326,8 @@ class Rollout:
                     h = self.new_game()
                     self.games.append(h)
                     self._advance(h)
-                    pending.append(h)
+                    if not over(h.state):  # a game of forced moves only ends at once:
+                        pending.append(h)  # it is finished on the next pass
             else:
                 pending.append(g)
         return pending, done_samples
@@ -293,19 +336,21 @@ class Rollout:
         """One batched forward (actor and critic) for the learner decisions pending in
         `learner`: sample each action, record it in its seat's trajectory and apply it."""
         cfg = self.cfg
-        rows, masks, legals = [], [], []
+        rows, masks, legals, seats = [], [], [], []
+        sparse, k = self._sparse, self.num_actions
         for g in learner:
-            s = g.state
-            rows.append(sparse_obs(s, s.cur, self.buf))
-            legal = legal_actions(s)
-            m = np.zeros(NUM_ACTIONS, dtype=bool)
+            seat, legal = g.seat, g.legal
+            rows.append(sparse(g.state, seat, False))
+            m = np.zeros(k, dtype=bool)
             m[legal] = True
             masks.append(m)
             legals.append(legal)
+            seats.append(seat)
         mask_arr = np.stack(masks)
+        view_of = self._view
         views = [
-            player_view(g.state, g.state.cur) if self.teaching or self.prior_bot else None
-            for g in learner
+            view_of(g.state, seat) if self.teaching or self.prior_bot else None
+            for g, seat in zip(learner, seats, strict=True)
         ]
         prior = None
         if self.prior_bot is not None:
@@ -320,13 +365,9 @@ class Rollout:
         values = values.numpy()
         acts = gumbel_argmax(logits, mask_arr, self.np_rng)
         lse = np.log(np.exp(logits - logits.max(1, keepdims=True)).sum(1)) + logits.max(1)
-        # the teacher's choice is the prior's when they are the same bot
-        same = prior is not None and cfg.kickstart_teacher == cfg.prior
-        kp = cfg.kickstart_players
         for i, g in enumerate(learner):
-            s = g.state
             a = int(acts[i])
-            tr = g.traj[s.cur]
+            tr = g.traj[seats[i]]
             tr.obs.append(rows[i])
             tr.masks.append(masks[i])
             tr.actions.append(a)
@@ -335,40 +376,49 @@ class Rollout:
             if prior is not None:
                 tr.prior.append(prior[i])
             if self.teaching:
-                if kp and s.n not in kp:
-                    choice = -1  # a count the teacher does not teach
-                elif same:
-                    choice = prior[i]
-                else:
-                    choice = int(self.teacher.act(views[i], legals[i]))
-                tr.teacher.append(choice)
+                tr.teacher.append(self._teacher_choice(g, views[i], legals[i], prior, i))
             if cfg.shaping:
-                tr.phis.append(potential(s, s.cur))
-            s.apply_action(a)
+                tr.phis.append(self._potential(g.state, seats[i]))
+            self._apply(g.state, a)
         self.stats["decisions"] += len(learner)
+
+    def _teacher_choice(
+        self, g: Game, view: Any, legal: list[int], prior: list[int] | None, i: int
+    ) -> int:
+        """Kickstarting: the teacher's choice at a learner decision (the prior's when they are
+        the same bot), -1 at a player count the teacher does not teach."""
+        cfg = self.cfg
+        kp = cfg.kickstart_players
+        if kp and len(g.ctrl) not in kp:
+            return -1
+        if prior is not None and cfg.kickstart_teacher == cfg.prior:
+            return prior[i]
+        return int(self.teacher.act(view, legal))
 
     def _answer_frozen(self, sid: str, games: list[Game]) -> None:
         """One batched forward of the frozen policy `sid` (a snapshot or a `ppo:PATH` bot) for
         its decisions pending in `games`, each answered by its arg-max legal action."""
         pol = self.snapshots.get(sid) or self.frozen_bots[sid]
-        x = np.zeros((len(games), OBS_SIZE), dtype=np.float32)
-        legals = []
+        x = np.zeros((len(games), self.obs_size), dtype=np.float32)
+        legals, seats = [], []
+        encode = self._encode
         for i, g in enumerate(games):
-            encode_state(g.state, g.state.cur, x[i])
-            legals.append(legal_actions(g.state))
+            encode(g.state, g.seat, x[i])
+            legals.append(g.legal)
+            seats.append(g.seat)
         z = pol.logits_batch(x)
         for i, g in enumerate(games):
             legal = legals[i]
             if pol.prior and len(legal) > 1:  # a policy over a prior bot
-                view = player_view(g.state, g.state.cur)
+                view = self._view(g.state, seats[i])
                 raise_prior(z, (i, pol.prior_choice(view, legal)), pol.prior_weight)
-            g.state.apply_action(legal[int(np.argmax(z[i, legal]))])
+            self._apply(g.state, legal[int(np.argmax(z[i, legal]))])
 
     def _finish(self, g: Game) -> tuple[list[dict[str, Any]], dict[str, Any]]:
         cfg = self.cfg
-        s = g.state
-        ranks = s.results["ranks"]
-        finals = terminal_rewards(ranks, cfg.reward)
+        n = len(g.ctrl)
+        ranks = self.game.ranks(g.state)
+        finals = self.game.terminal_rewards(ranks, cfg.reward)
         trajs = []
         for seat, tr in g.traj.items():
             if not tr.actions:
@@ -379,7 +429,7 @@ class Rollout:
             trajs.append(
                 {
                     "seat": seat,
-                    "num_players": s.n,
+                    "num_players": n,
                     "obs": tr.obs,
                     "masks": tr.masks,
                     "actions": tr.actions,
@@ -394,16 +444,17 @@ class Rollout:
                 }
             )
         self.stats["games"] += 1
-        best_learner = min(ranks[p] for p in range(s.n) if g.ctrl[p] == LEARNER)
+        best_learner = min(ranks[p] for p in range(n) if g.ctrl[p] == LEARNER)
+        shares = win_shares(ranks)  # a first place shared by k seats is 1/k of a win each
         summary = {
-            "num_players": s.n,
+            "num_players": n,
             "ids": g.ids,
             "ranks": ranks,
-            "learner_won": ranks.index(1) in g.traj,
+            "learner_won": sum(shares[p] for p in g.traj),  # its seats' share of the win
             # per snapshot seat: did the best learner seat finish above it (PFSP record)?
             "vs": [
                 (g.ids[p], 1.0 if best_learner < ranks[p] else 0.0)
-                for p in range(s.n)
+                for p in range(n)
                 if isinstance(g.ctrl[p], tuple) and not g.ids[p].startswith("bot:")
             ],
         }

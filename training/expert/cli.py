@@ -2,7 +2,8 @@
 
 Settings come from the defaults of `ExpertConfig`, then a TOML file (`--config`, top level or
 an `[expert]` table), then the flags given. `--resume` continues the run in `--run-dir` with its
-own settings (only `--iterations` may grow).
+own settings (only `--iterations` may grow). `--game` names the game played (Last Will by
+default); `lastwill expert-fit` fits on the run's own game.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from agents.cli import LabCommand, app, fail, help_default, note
+from gamecore import game_names
 
 from .config import MAX_ITERATIONS, ExpertConfig, ExpertConfigError
 
@@ -24,6 +26,8 @@ def _help(text: str, name: str, why: str = "") -> str:
     """`text` with `ExpertConfig`'s default of setting `name` (and why it is that)."""
     f = next(f for f in fields(ExpertConfig) if f.name == name)
     value = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
+    if value is None:  # a default that the game fills in (`ExpertConfig.__post_init__`)
+        return help_default(text, why)
     if isinstance(value, list):
         value = ",".join(str(x) for x in value)
     return help_default(text, f"{value}, {why}" if why else value)
@@ -111,6 +115,13 @@ def expert_cmd(
     run_dir: Annotated[
         str | None, typer.Option(metavar="<path>", help=_help("Run directory", "run_dir"))
     ] = None,
+    game: Annotated[
+        str | None,
+        typer.Option(
+            metavar="<text>",
+            help=_help(f"The game played: {', '.join(game_names())}", "game"),
+        ),
+    ] = None,
     init_policy: Annotated[
         str | None,
         typer.Option(
@@ -195,7 +206,8 @@ def expert_cmd(
     eval_num_players: Annotated[
         str | None,
         typer.Option(
-            metavar="<list>", help=_help("Evaluation counts, e.g. 2,4", "eval_num_players")
+            metavar="<list>",
+            help=_help("Evaluation counts, e.g. 2,4", "eval_num_players", "the fewest: 2"),
         ),
     ] = None,
     eval_games: Annotated[
@@ -214,6 +226,7 @@ def expert_cmd(
 
     flags = {
         "run_dir": run_dir,
+        "game": game,
         "init_policy": init_policy,
         "iterations": iterations,
         "games": games,

@@ -1,13 +1,17 @@
 """Expert iteration's settings (`lastwill expert`), checked when made: a bad value is an
-`ExpertConfigError` that names the setting, the value and what is allowed."""
+`ExpertConfigError` that names the setting, the value and what is allowed.
+
+`game` names the game played (`gamecore.game_names`, Last Will by default); the player counts
+are its own (`Game.player_counts`): `num_players` left out is every one of them with even
+weights, `eval_num_players` left out its fewest."""
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-from gamecore.plain import is_int, is_number
-from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts
+from gamecore import DEFAULT_GAME, Game, GameNotFound, game_names, load_game
+from gamecore.plain import in_words, is_int, is_number
 
 from ..seating import is_count_list, is_count_weights
 from .targets import POLICY_TARGETS
@@ -51,6 +55,7 @@ _NUMS = (
 @dataclass
 class ExpertConfig:
     run_dir: str = "runs/expert/default"
+    game: str = DEFAULT_GAME  # the game played (`gamecore.load_game`)
     # the network to improve: a policy file with its critic (the search's value)
     init_policy: str = "agents/policies/reference.npz"
     iterations: int = 20
@@ -69,8 +74,9 @@ class ExpertConfig:
     noise: float = 0.0  # Dirichlet noise mixed into the root's priors (agents/mcts.py)
     alpha: float = 0.3  # its concentration
     explore: int = 8  # each seat's first decisions drawn by visits (then the most visited)
-    num_players: list[int] = field(default_factory=lambda: list(PLAYER_COUNTS))
-    player_weights: list[float] = field(default_factory=lambda: [1.0, 1.0, 1.0, 1.0])
+    # the self-play player counts and their weights (None: every count of the game, evenly)
+    num_players: list[int] | None = None
+    player_weights: list[float] | None = None
     epochs: int = 2  # 0: the run only collects samples (training.expert.loop)
     batch_size: int = 256
     learning_rate: float = 1e-4
@@ -80,16 +86,29 @@ class ExpertConfig:
     eval_every: int = 2  # iterations between evaluations (0 = only at the start and the end)
     eval_games: int = 40
     eval_bots: list[str] = field(default_factory=lambda: ["sprinter"])
-    eval_num_players: list[int] = field(default_factory=lambda: [2])
+    eval_num_players: list[int] | None = None  # None: the game's fewest players ([2])
     torch_threads: int = 1
     workers: int = 1  # self-play processes (the same samples with any number)
     seed: int = 0
     progress: bool = True
 
     def __post_init__(self) -> None:
+        counts = list(self.rules.player_counts)
+        if self.num_players is None:
+            self.num_players = counts
+        if self.player_weights is None and isinstance(self.num_players, list):
+            self.player_weights = [1.0] * len(self.num_players)
+        if self.eval_num_players is None:
+            self.eval_num_players = [min(counts)]
         self.validate()
 
+    @property
+    def rules(self) -> Game:
+        """The game played; an `ExpertConfigError` naming the installed games for another."""
+        return game_rules(self.game, ExpertConfigError)
+
     def validate(self) -> None:
+        game = self.rules
         for name, lo, hi in _INTS:
             v = getattr(self, name)
             if not is_int(v) or not lo <= v <= hi:
@@ -112,16 +131,16 @@ class ExpertConfig:
                 f"policy_target={self.policy_target!r} is not allowed; use one of "
                 f"{', '.join(POLICY_TARGETS)}"
             )
-        self._check_counts()
+        self._check_counts(game)
         for name in ("run_dir", "init_policy"):
             v = getattr(self, name)
             if not isinstance(v, str) or not v.strip():
                 raise ExpertConfigError(f"{name}={v!r} is not allowed; give a path")
         if not isinstance(self.progress, bool):
             raise ExpertConfigError(f"progress={self.progress!r} is not allowed; use true or false")
-        self._check_bots()
+        self._check_bots(game)
 
-    def _check_bots(self) -> None:
+    def _check_bots(self, game: Game) -> None:
         """The evaluation panel: distinct player specs the registry can build (as a training
         run's `eval_bots`)."""
         bots = self.eval_bots
@@ -140,17 +159,17 @@ class ExpertConfig:
 
         for spec in bots:
             try:
-                make_agent(spec)
+                make_agent(spec, game=game)
             except PlayerSpecError as e:
                 raise ExpertConfigError(f"eval_bots: {e}") from None
 
-    def _check_counts(self) -> None:
+    def _check_counts(self, game: Game) -> None:
         for name in ("num_players", "eval_num_players"):
             v = getattr(self, name)
-            if not is_count_list(v):
+            if not is_count_list(v, game.player_counts):
                 raise ExpertConfigError(
                     f"{name}={v!r} is not allowed; give distinct player counts, "
-                    f"each {allowed_counts()}"
+                    f"each {in_words(game.player_counts)}"
                 )
         w = self.player_weights
         if not is_count_weights(w, self.num_players):
@@ -174,3 +193,13 @@ class ExpertConfig:
         if unknown:
             raise ExpertConfigError(f"unknown setting(s) {unknown}; allowed: {sorted(names)}")
         return cls(**data)
+
+
+def game_rules(name: object, error: type[Exception]) -> Game:
+    """The game called `name`; `error` naming the value and the installed games otherwise."""
+    try:
+        if isinstance(name, str):
+            return load_game(name)
+    except GameNotFound:
+        pass
+    raise error(f"game={name!r} is not allowed; choose one of {', '.join(game_names())}")

@@ -7,7 +7,8 @@ the critic against the seat's final `zero_sum` reward (an affine map of winning,
 `agents.winchance.win_chance`), plus, with an `anchor` network, `anchor_coef` times the KL
 divergence KL(anchor || network) of the two masked policies: a pull towards the start network
 that keeps a few noisy iterations from carrying the policy away. Adam, minibatches, gradient
-norm clipped at 0.5.
+norm clipped at 0.5. The masks span the game's action table (`Game.num_actions`: the game of
+the network, `ActorCritic.game`, unless one is named).
 """
 
 from __future__ import annotations
@@ -16,7 +17,14 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.engine import NUM_ACTIONS
+from gamecore import Game, load_game
+
+
+def _game(game: Game | str | None, model: Any = None) -> Game:
+    """`game`, or by its name, or the game `model` plays (None: Last Will)."""
+    if isinstance(game, Game):
+        return game
+    return load_game(game if game is not None else getattr(model, "game", None))
 
 
 class Minibatches:
@@ -24,10 +32,11 @@ class Minibatches:
     calls: the observations from one `SparseRows`, the legal actions and visit counts by the
     same gather of segments."""
 
-    def __init__(self, data: dict[str, np.ndarray]):
+    def __init__(self, data: dict[str, np.ndarray], game: Game | str | None = None):
         from training.allseat.batch import SparseRows, segment_starts
 
         self.data = data
+        self.num_actions = _game(game).num_actions
         self.obs = SparseRows.from_flat(data["obs_idx"], data["obs_val"], data["obs_len"])
         self.leg_len = np.asarray(data["legal_len"], dtype=np.int64)
         self.leg_start = segment_starts(self.leg_len)
@@ -51,8 +60,8 @@ class Minibatches:
         pos, _ = gather_segments(self.leg_start, self.leg_len, rows)
         row = np.repeat(np.arange(len(rows)), self.leg_len[rows])
         legal = self.data["legal"][pos]
-        masks = np.zeros((len(rows), NUM_ACTIONS), dtype=bool)
-        target = np.zeros((len(rows), NUM_ACTIONS), dtype=np.float32)
+        masks = np.zeros((len(rows), self.num_actions), dtype=bool)
+        target = np.zeros((len(rows), self.num_actions), dtype=np.float32)
         masks[row, legal] = True
         target[row, legal] = self.data["visits"][pos] / self.visit_total[rows][row]
         return {
@@ -93,17 +102,18 @@ def fit(
     rng: np.random.Generator,
     anchor=None,
     anchor_coef: float = 0.0,
+    game: Game | str | None = None,
 ) -> dict[str, float]:
     """`epochs` passes over `data` in shuffled minibatches; the mean losses of the last pass and
     of the first minibatch before any step (how well the network knew the targets). With an
     `anchor` network and `anchor_coef` > 0 the loss adds `anchor_coef` x KL(anchor || network)
-    (reported as `anchor_kl`)."""
+    (reported as `anchor_kl`). `game`: the game of the samples (None: the network's)."""
     import torch
 
     n = len(data["n"])
     if n == 0:
         raise ValueError("no samples to learn from")
-    batches = Minibatches(data)
+    batches = Minibatches(data, _game(game, model))
     model.train()
     with torch.no_grad():
         first = batches.batch(np.arange(min(n, batch_size)))

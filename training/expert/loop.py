@@ -1,5 +1,8 @@
 """Expert iteration's run: search self-play, learn the search, repeat with the improved network.
 
+The game is the settings' `game` (`ExpertConfig.game`, Last Will by default): the start policy,
+every checkpoint and every samples file are that game's, and a file of another is refused.
+
 Iteration k (1, 2, ...):
 
 1. Self-play: `games` games (player counts drawn from `num_players` / `player_weights`) in which
@@ -50,13 +53,14 @@ import numpy as np
 from agents.deals import derive_seed, training_seed
 from agents.readfile import read_json
 from agents.safeio import DestinationError, check_directory, write_json, write_with
+from gamecore import DEFAULT_GAME
 from gamecore.plain import is_int
 
 from ..runlock import LOCK, run_lock
 from ..seating import draw_player_count
 from .config import ExpertConfig, ExpertConfigError
 from .learn import fit, target_stats
-from .samplefile import SampleFileError
+from .samplefile import SampleFileError, game_entry
 from .selfplay import pack, play, read_samples
 
 
@@ -125,7 +129,7 @@ def start_policy(cfg: ExpertConfig):
 
     where = f"init_policy={cfg.init_policy!r}"
     try:
-        pol, _ = load_policy(cfg.init_policy, need_value=True)
+        pol, _ = load_policy(cfg.init_policy, need_value=True, game=cfg.rules)
     except CheckpointError as e:
         raise ExpertConfigError(f"{where} cannot be read: {e}") from None
     if not pol.has_value:
@@ -140,12 +144,12 @@ def _check_buffer(run: Path, cfg: ExpertConfig, it: int) -> None:
     """The samples that the update of iteration `it` reads besides its own are sound."""
     if it <= cfg.iterations and not _collecting(cfg):
         first = max(1, it - cfg.buffer + 1)
-        _read([run / "samples" / f"iter_{k}.npz" for k in range(first, it)])
+        _read([run / "samples" / f"iter_{k}.npz" for k in range(first, it)], cfg)
 
 
-def _read(paths: list[Path]) -> dict[str, np.ndarray]:
+def _read(paths: list[Path], cfg: ExpertConfig) -> dict[str, np.ndarray]:
     try:
-        return read_samples(paths)
+        return read_samples(paths, cfg.rules)
     except SampleFileError as e:
         raise ExpertError(str(e)) from None
 
@@ -186,6 +190,7 @@ def _train_config(cfg: ExpertConfig, pol) -> Any:
     arch = [int(w.shape[0]) for w in pol.weights[:-1]]
     return TrainConfig(
         mode="all_seat",
+        game=cfg.game,
         run_dir=cfg.run_dir,
         seed=cfg.seed,
         net_arch=arch,
@@ -204,7 +209,14 @@ def _train_config(cfg: ExpertConfig, pol) -> Any:
         eval_num_players=list(cfg.eval_num_players),
         torch_threads=cfg.torch_threads,
         progress=False,
+        **_opponents(cfg),
     )
+
+
+def _opponents(cfg: ExpertConfig) -> dict[str, Any]:
+    """The trainer's opponents, which expert iteration never plays: Last Will's default (its
+    sidecars as they were), the evaluation panel in another game (whose bots are its own)."""
+    return {} if cfg.game == DEFAULT_GAME else {"bots": list(cfg.eval_bots)}
 
 
 def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
@@ -240,7 +252,7 @@ def _from_start(cfg: ExpertConfig, tcfg):
     from agents.policy import load_policy
     from training.allseat import build_model
 
-    pol, _ = load_policy(cfg.init_policy, need_value=True)
+    pol, _ = load_policy(cfg.init_policy, need_value=True, game=cfg.rules)
     net = build_model(tcfg, cfg.seed)
     net.load_actor_numpy(pol, critic=True)
     return net
@@ -276,7 +288,7 @@ def _critic_scale(tcfg, cfg: ExpertConfig, it: int):
 
     from agents.policy import load_policy
 
-    start = load_policy(cfg.init_policy, need_value=True)[1].get("config") or {}
+    start = load_policy(cfg.init_policy, need_value=True, game=cfg.rules)[1].get("config") or {}
     return replace(
         tcfg,
         reward=str(start.get("reward", "zero_sum")),
@@ -306,13 +318,15 @@ def _searcher_settings(cfg: ExpertConfig, run: Path, it: int) -> dict[str, Any]:
         "noise": cfg.noise,
         "alpha": cfg.alpha,
         "seed": cfg.seed,
+        "game": cfg.game,  # by name: the settings travel to worker processes
     }
 
 
 def _searcher(settings: dict[str, Any]):
     from agents.mcts import MCTSAgent
+    from gamecore import load_game
 
-    return MCTSAgent(**settings)
+    return MCTSAgent(**{**settings, "game": load_game(settings["game"])})
 
 
 _WORKER: dict[str, Any] = {}  # a self-play worker process's searcher
@@ -388,17 +402,17 @@ def self_play(
     }
 
 
-def _save_samples(run: Path, it: int, data: dict[str, np.ndarray]) -> None:
+def _save_samples(run: Path, it: int, data: dict[str, np.ndarray], cfg: ExpertConfig) -> None:
     def writer(tmp: Path) -> None:
         with open(tmp, "wb") as f:
-            np.savez(f, **data)
+            np.savez(f, **data, **game_entry(cfg.rules))
 
     write_with(run / "samples" / f"iter_{it}.npz", writer)
 
 
-def _buffer(run: Path, it: int, keep: int) -> dict[str, np.ndarray]:
-    first = max(1, it - keep + 1)
-    return _read([run / "samples" / f"iter_{k}.npz" for k in range(first, it + 1)])
+def _buffer(run: Path, it: int, cfg: ExpertConfig) -> dict[str, np.ndarray]:
+    first = max(1, it - cfg.buffer + 1)
+    return _read([run / "samples" / f"iter_{k}.npz" for k in range(first, it + 1)], cfg)
 
 
 # -- evaluation and the run ------------------------------------------------------------------
@@ -428,7 +442,7 @@ def _due(cfg: ExpertConfig, it: int) -> bool:
 
 def _iteration(cfg, run, it, model, opt, tcfg, st, writer, notify) -> None:
     data, speed = self_play(cfg, run, it)
-    _save_samples(run, it, data)
+    _save_samples(run, it, data, cfg)
     taught = target_stats(data)
     fitted: dict[str, float] = {}
     if not _collecting(cfg):
@@ -454,13 +468,14 @@ def _update(cfg: ExpertConfig, run: Path, it: int, model, opt, tcfg) -> dict[str
     return fit(
         model,
         opt,
-        _buffer(run, it, cfg.buffer),
+        _buffer(run, it, cfg),
         cfg.epochs,
         cfg.batch_size,
         cfg.vf_coef,
         rng,
         anchor=_start_network(cfg, tcfg) if cfg.anchor_coef > 0 else None,
         anchor_coef=cfg.anchor_coef,
+        game=cfg.rules,
     )
 
 

@@ -7,7 +7,7 @@ one-hot target) needs no new self-play. The fit starts from the run's own start 
 update of `training.expert.learn`, and writes one checkpoint in the run's format (`.npz` policy
 with its critic, `.pt` learner state, `.json` sidecar naming the run, the iterations and the
 settings), which `ppo:` and `mcts:policy=` play. It never writes into the run directory and
-never replaces a file.
+never replaces a file. The samples and the network are the run's game's (`ExpertConfig.game`).
 """
 
 from __future__ import annotations
@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from gamecore import DEFAULT_GAME, Game, GameNotFound
 
 from .config import ExpertConfig, ExpertConfigError
 from .learn import fit
@@ -42,10 +44,13 @@ def spans(numbers: list[int]) -> str:
     return f"[{', '.join(parts)}]"
 
 
-def load_samples(run: Path, iterations: list[int]) -> dict[str, np.ndarray]:
+def load_samples(
+    run: Path, iterations: list[int], game: Game | str | None = None
+) -> dict[str, np.ndarray]:
     """The packed samples of `iterations` of the run in `run`, joined in that order; every
-    file is checked (`training.expert.samplefile`), and a name in the samples folder other
-    than `iter_K.npz` is ignored."""
+    file is checked as samples of `game` (None: the run's own game, `_run_game`;
+    `training.expert.samplefile`), and a name in the samples folder other than `iter_K.npz`
+    is ignored."""
     if not iterations or len(set(iterations)) != len(iterations):
         raise RefitError(f"iterations {spans(iterations)}: give distinct iteration numbers")
     folder = run / "samples"
@@ -57,8 +62,9 @@ def load_samples(run: Path, iterations: list[int]) -> dict[str, np.ndarray]:
             f"{folder} holds no samples of iteration(s) {spans(missing)}; it holds {held}"
         )
     try:
-        data = read_samples([folder / f"iter_{k}.npz" for k in iterations])
-    except SampleFileError as e:
+        game = _run_game(run) if game is None else game
+        data = read_samples([folder / f"iter_{k}.npz" for k in iterations], game)
+    except (SampleFileError, GameNotFound) as e:
         raise RefitError(str(e)) from None
     if not len(data["n"]):
         raise RefitError(f"the iteration(s) {spans(iterations)} hold no samples; nothing to fit")
@@ -77,6 +83,16 @@ def best_move_targets(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         if n and seg.max() > 0:
             visits[start + int(np.argmax(seg))] = 1.0
     return {**data, "visits": visits}
+
+
+def _run_game(run: Path) -> str:
+    """The game the run's state names (Last Will where it names none or cannot be read)."""
+    from .loop import ExpertError, _read_state
+
+    try:
+        return str(_read_state(run)["config"].get("game", DEFAULT_GAME))
+    except ExpertError:
+        return DEFAULT_GAME
 
 
 def _run_config(run: Path) -> ExpertConfig:
@@ -108,23 +124,11 @@ def _free(out: Path) -> Path:
     return out
 
 
-def refit(
-    run: Path,
-    iterations: list[int],
-    out: Path,
-    target: str = "visits",
-    **settings: Any,
-) -> dict[str, float]:
-    """Fit the run's start network on its samples of `iterations` and write the checkpoint
-    `out`; `settings` override the run's `learning_rate`, `epochs`, `batch_size`,
-    `anchor_coef`, `vf_coef` and `seed`. Returns the fit's losses (`learn.fit`)."""
-    import torch
-
-    from training.allseat import make_optimizer
-    from training.allseat.loop import save_checkpoint
-
-    from .loop import _critic_scale, _from_start, _start_network
-
+def _fit_settings(
+    run: Path, out: Path, target: str, settings: dict[str, Any]
+) -> tuple[Path, ExpertConfig]:
+    """(the free output path, the run's settings with `settings` over them), or a
+    `RefitError` naming what is not allowed."""
     if target not in TARGETS:
         raise RefitError(f"target {target!r} is not allowed; choose {' or '.join(TARGETS)}")
     allowed = {"learning_rate", "epochs", "batch_size", "anchor_coef", "vf_coef", "seed"}
@@ -142,8 +146,29 @@ def refit(
             "epochs=0 would fit nothing (the run only collected samples); give the passes to "
             "make, e.g. --epochs 4 (1 to 1000)"
         )
+    return out, cfg
+
+
+def refit(
+    run: Path,
+    iterations: list[int],
+    out: Path,
+    target: str = "visits",
+    **settings: Any,
+) -> dict[str, float]:
+    """Fit the run's start network on its samples of `iterations` and write the checkpoint
+    `out`; `settings` override the run's `learning_rate`, `epochs`, `batch_size`,
+    `anchor_coef`, `vf_coef` and `seed`. Returns the fit's losses (`learn.fit`)."""
+    import torch
+
+    from training.allseat import make_optimizer
+    from training.allseat.loop import save_checkpoint
+
+    from .loop import _critic_scale, _from_start, _start_network
+
+    out, cfg = _fit_settings(run, out, target, settings)
     tcfg = _start(cfg, run)
-    data = load_samples(run, iterations)
+    data = load_samples(run, iterations, cfg.rules)
     if target == "best":
         data = best_move_targets(data)
     if cfg.torch_threads:
@@ -153,7 +178,16 @@ def refit(
     anchor = _start_network(cfg, tcfg) if cfg.anchor_coef > 0 else None
     rng = np.random.default_rng(cfg.seed)
     losses = fit(
-        model, opt, data, cfg.epochs, cfg.batch_size, cfg.vf_coef, rng, anchor, cfg.anchor_coef
+        model,
+        opt,
+        data,
+        cfg.epochs,
+        cfg.batch_size,
+        cfg.vf_coef,
+        rng,
+        anchor,
+        cfg.anchor_coef,
+        game=cfg.rules,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     extra = {

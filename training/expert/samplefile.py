@@ -11,6 +11,11 @@ of that game, indices inside the observation and the action table, each listed o
 decision, finite numbers, non-negative policy targets summing to more than 0 and at most
 `MAX_TARGET_SUM`, results from -1 to 1). The arrays come back in `pack`'s dtypes.
 
+A file also records its game: `game`, the game's registry name as a 0-d text array (a file
+without it holds Last Will's samples, as every file did before games were named). The reader
+is told the game it expects (`gamecore.Game`, Last Will by default) and refuses a file of
+another; the ranges above are that game's (`player_counts`, `obs_size`, `num_actions`).
+
 `sample_iterations` lists the iterations a samples folder holds: its files named `iter_K.npz`,
 K an iteration number without leading zeros. Any other name there is not a samples file and is
 ignored.
@@ -25,9 +30,8 @@ from pathlib import Path
 
 import numpy as np
 
-from lastwill_env.encoding import OBS_SIZE
-from lastwill_env.engine import NUM_ACTIONS
-from lastwill_env.engine.config import PLAYER_COUNTS, allowed_counts
+from gamecore import DEFAULT_GAME, Game, load_game
+from gamecore.plain import in_words
 
 from .config import MAX_SIMS
 
@@ -46,6 +50,7 @@ DTYPES = {
     "result": np.float32,
 }
 PER_SAMPLE = ("n", "seat", "obs_len", "legal_len", "prior", "net_choice", "result")
+GAME_KEY = "game"  # the game's name, beside the arrays (module docstring)
 MAX_TARGET_SUM = MAX_SIMS  # the visits of one search sum to at most its simulations
 SAMPLE_NAME = re.compile(r"iter_([1-9][0-9]*)\.npz", re.ASCII)
 _INT64_MAX = np.iinfo(np.int64).max
@@ -64,10 +69,16 @@ def sample_iterations(folder: Path) -> list[int]:
     return sorted(int(m.group(1)) for m in found if m)
 
 
-def read_sample_file(path: str | Path) -> dict[str, np.ndarray]:
-    """The checked arrays of the samples file `path` (module docstring)."""
+def read_sample_file(path: str | Path, game: Game | str | None = None) -> dict[str, np.ndarray]:
+    """The checked arrays of the samples file `path`, a file of `game`'s samples (Last Will's
+    by default; module docstring)."""
     path = Path(path)
-    return check_samples(_load(path), path)
+    return check_samples(_load(path), path, game)
+
+
+def game_entry(game: Game) -> dict[str, np.ndarray]:
+    """What a samples file of `game` holds beside `pack`'s arrays: its game's name."""
+    return {GAME_KEY: np.array(game.name)}
 
 
 def _load(path: Path) -> dict[str, np.ndarray]:
@@ -99,31 +110,54 @@ def _unreadable(path: Path, e: BaseException, name: str = "") -> SampleFileError
 
 def _check_names(path: Path, names: list[str]) -> None:
     missing = [k for k in DTYPES if k not in names]
-    unknown = sorted(set(names) - set(DTYPES))
-    holds = f"a samples file holds {', '.join(DTYPES)}"
+    unknown = sorted(set(names) - set(DTYPES) - {GAME_KEY})
+    holds = f"a samples file holds {', '.join(DTYPES)} (and its {GAME_KEY})"
     if missing:
         raise SampleFileError(f"samples file {path} has no array(s) {missing}; {holds}")
     if unknown:
         raise SampleFileError(f"samples file {path} holds unknown array(s) {unknown}; {holds}")
 
 
-def check_samples(raw: dict[str, np.ndarray], path: Path) -> dict[str, np.ndarray]:
-    """`raw` (a samples file's arrays) checked and in `pack`'s dtypes; `SampleFileError`
-    naming `path` otherwise."""
+def check_samples(
+    raw: dict[str, np.ndarray], path: Path, game: Game | str | None = None
+) -> dict[str, np.ndarray]:
+    """`raw` (a samples file's arrays) checked as samples of `game` (Last Will's by default)
+    and in `pack`'s dtypes, without the game's name; `SampleFileError` naming `path`
+    otherwise."""
+    game = game if isinstance(game, Game) else load_game(game)
     _check_names(path, list(raw))
-    data = {k: _typed(path, k, np.asarray(raw[k])) for k in DTYPES}
-    _check_lengths(path, data)
-    _check_per_sample(path, data)
-    _check_observations(path, data)
-    _check_actions(path, data)
+    _check_game(path, raw.get(GAME_KEY), game)
+    lim = _Limits(game)
+    data = {k: _typed(path, k, np.asarray(raw[k]), lim) for k in DTYPES}
+    _check_lengths(path, data, lim)
+    _check_per_sample(path, data, lim)
+    _check_observations(path, data, lim)
+    _check_actions(path, data, lim)
     return data
+
+
+def _check_game(path: Path, entry: np.ndarray | None, game: Game) -> None:
+    """The file's game (none recorded: Last Will) is `game`."""
+    if entry is None:
+        name = DEFAULT_GAME
+    else:
+        a = np.asarray(entry)
+        if a.ndim != 0 or a.dtype.kind != "U":
+            raise _fail(path, f"{GAME_KEY} holds {a!r}, not a game's name")
+        name = str(a)
+    if name != game.name:
+        raise _fail(
+            path,
+            f"it holds samples of the game {name!r}, not of {game.name!r}; a run learns "
+            f"the samples of its own game only",
+        )
 
 
 def _fail(path: Path, text: str) -> SampleFileError:
     return SampleFileError(f"samples file {path}: {text}")
 
 
-def _typed(path: Path, name: str, a: np.ndarray) -> np.ndarray:
+def _typed(path: Path, name: str, a: np.ndarray, lim: _Limits) -> np.ndarray:
     """`a` in its dtype, once it is one-dimensional, of the right kind and representable."""
     if a.ndim != 1:
         raise _fail(path, f"{name} is not one-dimensional (shape {a.shape})")
@@ -134,7 +168,7 @@ def _typed(path: Path, name: str, a: np.ndarray) -> np.ndarray:
         if a.dtype.kind == "u" and a.size and int(a.max()) > _INT64_MAX:
             j = int(np.argmax(a > _INT64_MAX))
             raise _fail(
-                path, f"{name} holds {int(a[j])} (entry {j}), beyond any index; {_ALLOWED[name]}"
+                path, f"{name} holds {int(a[j])} (entry {j}), beyond any index; {lim.allowed[name]}"
             )
         return a.astype(np.int64)
     if a.dtype.kind not in "iuf":
@@ -148,30 +182,38 @@ def _typed(path: Path, name: str, a: np.ndarray) -> np.ndarray:
     return out
 
 
-_ALLOWED = {
-    "n": f"use a player count, {allowed_counts()}",
-    "seat": "use 0 to n - 1 (a seat of the sample's game)",
-    "obs_len": f"use 0 to {OBS_SIZE} (the entries of an observation)",
-    "obs_idx": f"use 0 to {OBS_SIZE - 1} (an entry of the observation)",
-    "legal_len": f"use 2 to {NUM_ACTIONS} (a searched decision has a choice)",
-    "legal": f"use 0 to {NUM_ACTIONS - 1} (an action of the action table)",
-    "prior": f"use -1 (no prior) or 0 to {NUM_ACTIONS - 1} (the prior bot's action)",
-    "net_choice": f"use 0 to {NUM_ACTIONS - 1} (the network's action)",
-    "result": "use -1 to 1 (the seat's zero_sum result)",
-    "visits": "visit counts and policy targets are non-negative",
-}
+class _Limits:
+    """A game's ranges of a samples file, and what each array allows in words."""
+
+    def __init__(self, game: Game):
+        obs, acts = self.obs_size, self.num_actions = game.obs_size, game.num_actions
+        self.counts = tuple(game.player_counts)
+        self.allowed = {
+            "n": f"use a player count, {in_words(self.counts)}",
+            "seat": "use 0 to n - 1 (a seat of the sample's game)",
+            "obs_len": f"use 0 to {obs} (the entries of an observation)",
+            "obs_idx": f"use 0 to {obs - 1} (an entry of the observation)",
+            "legal_len": f"use 2 to {acts} (a searched decision has a choice)",
+            "legal": f"use 0 to {acts - 1} (an action of the action table)",
+            "prior": f"use -1 (no prior) or 0 to {acts - 1} (the prior bot's action)",
+            "net_choice": f"use 0 to {acts - 1} (the network's action)",
+            "result": "use -1 to 1 (the seat's zero_sum result)",
+            "visits": "visit counts and policy targets are non-negative",
+        }
 
 
-def _outside(path: Path, name: str, a: np.ndarray, ok: np.ndarray, owner=None) -> None:
+def _outside(
+    path: Path, name: str, a: np.ndarray, ok: np.ndarray, lim: _Limits, owner=None
+) -> None:
     """Refuse the first entry of `a` where `ok` is false, naming its sample."""
     if ok.all():
         return
     j = int(np.argmax(~ok))
     sample = j if owner is None else int(owner[j])
-    raise _fail(path, f"{name} holds {a[j].item()!r} (sample {sample}); {_ALLOWED[name]}")
+    raise _fail(path, f"{name} holds {a[j].item()!r} (sample {sample}); {lim.allowed[name]}")
 
 
-def _check_lengths(path: Path, data: dict[str, np.ndarray]) -> None:
+def _check_lengths(path: Path, data: dict[str, np.ndarray], lim: _Limits) -> None:
     count = len(data["n"])
     for name in PER_SAMPLE:
         if len(data[name]) != count:
@@ -179,11 +221,11 @@ def _check_lengths(path: Path, data: dict[str, np.ndarray]) -> None:
                 path, f"{name} has {len(data[name])} entries, but n has {count} (one per sample)"
             )
     for lens, sizes, top in (
-        ("obs_len", ("obs_idx", "obs_val"), OBS_SIZE),
-        ("legal_len", ("legal", "visits"), NUM_ACTIONS),
+        ("obs_len", ("obs_idx", "obs_val"), lim.obs_size),
+        ("legal_len", ("legal", "visits"), lim.num_actions),
     ):
         low = 0 if lens == "obs_len" else 2
-        _outside(path, lens, data[lens], (data[lens] >= low) & (data[lens] <= top))
+        _outside(path, lens, data[lens], (data[lens] >= low) & (data[lens] <= top), lim)
         total = int(data[lens].sum())
         for name in sizes:
             if len(data[name]) != total:
@@ -192,15 +234,15 @@ def _check_lengths(path: Path, data: dict[str, np.ndarray]) -> None:
                 )
 
 
-def _check_per_sample(path: Path, data: dict[str, np.ndarray]) -> None:
-    n, seat = data["n"], data["seat"]
-    _outside(path, "n", n, np.isin(n, PLAYER_COUNTS))
-    _outside(path, "seat", seat, (seat >= 0) & (seat < n))
+def _check_per_sample(path: Path, data: dict[str, np.ndarray], lim: _Limits) -> None:
+    n, seat, acts = data["n"], data["seat"], lim.num_actions
+    _outside(path, "n", n, np.isin(n, lim.counts), lim)
+    _outside(path, "seat", seat, (seat >= 0) & (seat < n), lim)
     prior, net = data["prior"], data["net_choice"]
-    _outside(path, "prior", prior, (prior >= -1) & (prior < NUM_ACTIONS))
-    _outside(path, "net_choice", net, (net >= 0) & (net < NUM_ACTIONS))
+    _outside(path, "prior", prior, (prior >= -1) & (prior < acts), lim)
+    _outside(path, "net_choice", net, (net >= 0) & (net < acts), lim)
     result = data["result"]
-    _outside(path, "result", result, (result >= -1) & (result <= 1))
+    _outside(path, "result", result, (result >= -1) & (result <= 1), lim)
 
 
 def _owners(lens: np.ndarray) -> np.ndarray:
@@ -222,17 +264,17 @@ def _check_once(path: Path, name: str, a: np.ndarray, owner: np.ndarray, size: i
         )
 
 
-def _check_observations(path: Path, data: dict[str, np.ndarray]) -> None:
+def _check_observations(path: Path, data: dict[str, np.ndarray], lim: _Limits) -> None:
     idx, owner = data["obs_idx"], _owners(data["obs_len"])
-    _outside(path, "obs_idx", idx, (idx >= 0) & (idx < OBS_SIZE), owner)
-    _check_once(path, "obs_idx", idx, owner, OBS_SIZE)
+    _outside(path, "obs_idx", idx, (idx >= 0) & (idx < lim.obs_size), lim, owner)
+    _check_once(path, "obs_idx", idx, owner, lim.obs_size)
 
 
-def _check_actions(path: Path, data: dict[str, np.ndarray]) -> None:
+def _check_actions(path: Path, data: dict[str, np.ndarray], lim: _Limits) -> None:
     legal, visits, owner = data["legal"], data["visits"], _owners(data["legal_len"])
-    _outside(path, "legal", legal, (legal >= 0) & (legal < NUM_ACTIONS), owner)
-    _check_once(path, "legal", legal, owner, NUM_ACTIONS)
-    _outside(path, "visits", visits, visits >= 0, owner)
+    _outside(path, "legal", legal, (legal >= 0) & (legal < lim.num_actions), lim, owner)
+    _check_once(path, "legal", legal, owner, lim.num_actions)
+    _outside(path, "visits", visits, visits >= 0, lim, owner)
     sums = np.bincount(owner, weights=visits.astype(np.float64), minlength=len(data["n"]))
     bad = ~((sums > 0) & (sums <= MAX_TARGET_SUM))
     if bad.any():

@@ -1,9 +1,11 @@
 """Expert iteration's games: every seat plays the search player (`agents.mcts`) over the current
-network, and every searched decision becomes a training sample.
+network, and every searched decision becomes a training sample. The game is the search
+player's own (`MCTSAgent.game`, a `gamecore.Game`): its rules, views, encoder and rewards are
+all this module uses.
 
 At each decision with more than one legal action the seat to act runs the search from its own
 `PlayerView` (the search never sees hidden cards). The sample holds that seat's observation
-(sparse: indices and values of `encode_state`, the one the network reads), the legal actions,
+(sparse: indices and values of `Game.encode_state`, the one the network reads), the legal actions,
 the policy target over them (the search's visit counts, or with `policy_target = "completed_q"`
 the policy improved by its completed Q-values, `training.expert.targets`; the move is chosen
 from the visit counts either way), the prior bot's choice when the
@@ -39,10 +41,6 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.encoding import encode_state_sparse, terminal_rewards
-from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view
-from lastwill_env.engine.game import GAME_OVER
-
 from .targets import POLICY_TARGETS, improved_policy
 
 
@@ -74,9 +72,9 @@ class GameRecord:
     fast: int = 0  # cheap searches (playout-cap randomisation), not samples
 
 
-def _observe(state, seat: int) -> tuple[np.ndarray, np.ndarray]:
-    idx, vals = encode_state_sparse(state, seat)
-    return idx.astype(np.int64), vals.astype(np.float32)
+def _observe(game: Any, state: Any, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    idx, vals = game.encode_state_sparse(state, seat)
+    return np.asarray(idx).astype(np.int64), np.asarray(vals).astype(np.float32)
 
 
 def _pick(legal: list[int], visits: list[int], explore: bool, rng: random.Random) -> int:
@@ -99,52 +97,72 @@ def play(
     full_below: float = 1.0,
     policy_target: str = "visits",
 ) -> GameRecord:
-    """One self-play game at `n` players from deal `seed`; `searcher` is an `MCTSAgent` whose
-    random stream is reseeded from `seed` (the game's search is reproducible). With
-    `full_share` below 1, a decision is a full search with that probability and otherwise a
-    cheap one of `fast_sims` simulations that is played but not kept; with `full_below` below
-    1, only where the network's top move is less likely than that (module docstring).
-    `policy_target`: what a sample's targets hold, `training.expert.targets`."""
+    """One self-play game of the searcher's game at `n` players from deal `seed`; `searcher`
+    is an `MCTSAgent` whose random stream is reseeded from `seed` (the game's search is
+    reproducible). With `full_share` below 1, a decision is a full search with that
+    probability and otherwise a cheap one of `fast_sims` simulations that is played but not
+    kept; with `full_below` below 1, only where the network's top move is less likely than
+    that (module docstring). `policy_target`: what a sample's targets hold,
+    `training.expert.targets`."""
     if policy_target not in POLICY_TARGETS:
         raise ValueError(f"policy_target={policy_target!r}; use one of {POLICY_TARGETS}")
+    game = searcher.game
     rng = random.Random(seed)
     coin = random.Random(seed ^ _CAP_SALT)
     searcher.rng.seed(seed ^ 0x5EA5C4)
-    pol = searcher.evaluator.policy
-    state = new_game(GameConfig(num_players=n), seed)
+    state = game.new_game(game.make_config(n), seed)
     rec = GameRecord(n=n, seed=seed)
     seen = [0] * n
-    while state.phase != GAME_OVER:
-        legal = sorted(legal_actions(state))
+    caps = (full_share, fast_sims, full_below, policy_target)
+    while not game.is_over(state):
+        legal = sorted(game.legal_actions(state))
         rec.decisions += 1
         if len(legal) == 1:
-            state.apply_action(legal[0])
+            game.apply_action(state, legal[0])
             continue
-        seat = state.cur
-        view = player_view(state, seat)
-        full = full_share >= 1.0 or coin.random() < full_share
-        if full and full_below < 1.0:
-            full = max(searcher.policy_priors(view).values()) < full_below
-        root = searcher.search(view) if full else searcher.search(view, sims=fast_sims, noise=0.0)
-        rec.sims += searcher._sims_done
-        visits = [root.edge_n.get(a, 0) for a in legal]
-        if full:
-            prior = pol.prior_choice(view, legal) if pol.prior else None
-            idx, vals = _observe(state, seat)
-            net = max(legal, key=lambda a: (searcher.root_prior.get(a, 0.0), -a))
-            target = _target(searcher, root, legal, visits, policy_target, n)
-            rec.samples.append(
-                Sample(n, seat, idx, vals, legal, target, -1 if prior is None else prior, net)
-            )
-        else:
-            rec.fast += 1
-        state.apply_action(_pick(legal, visits, seen[seat] < explore, rng))
+        seat = game.current_player(state)
+        visits = _decide(searcher, state, seat, legal, coin, caps, rec)
+        game.apply_action(state, _pick(legal, visits, seen[seat] < explore, rng))
         seen[seat] += 1
-    rec.ranks = list(state.results["ranks"])
-    rewards = terminal_rewards(rec.ranks, "zero_sum")
+    rec.ranks = list(game.ranks(state))
+    rewards = game.terminal_rewards(rec.ranks, "zero_sum")
     for s in rec.samples:
         s.result = rewards[s.seat]
     return rec
+
+
+def _decide(
+    searcher: Any,
+    state: Any,
+    seat: int,
+    legal: list[int],
+    coin: random.Random,
+    caps: tuple[float, int, float, str],
+    rec: GameRecord,
+) -> list[int]:
+    """Search the decision of `seat` (full or cheap, `caps`: full share, fast sims, full
+    below, policy target), keep a full search as a sample in `rec`; the root's visits of
+    `legal`."""
+    full_share, fast_sims, full_below, policy_target = caps
+    game, pol = searcher.game, searcher.evaluator.policy
+    view = game.player_view(state, seat)
+    full = full_share >= 1.0 or coin.random() < full_share
+    if full and full_below < 1.0:
+        full = max(searcher.policy_priors(view).values()) < full_below
+    root = searcher.search(view) if full else searcher.search(view, sims=fast_sims, noise=0.0)
+    rec.sims += searcher._sims_done
+    visits = [root.edge_n.get(a, 0) for a in legal]
+    if not full:
+        rec.fast += 1
+        return visits
+    prior = pol.prior_choice(view, legal) if pol.prior else None
+    idx, vals = _observe(game, state, seat)
+    net = max(legal, key=lambda a: (searcher.root_prior.get(a, 0.0), -a))
+    target = _target(searcher, root, legal, visits, policy_target, rec.n)
+    rec.samples.append(
+        Sample(rec.n, seat, idx, vals, legal, target, -1 if prior is None else prior, net)
+    )
+    return visits
 
 
 def _target(searcher: Any, root: Any, legal: list[int], visits: list[int], kind: str, n: int):
@@ -186,12 +204,13 @@ def pack(samples: list[Sample]) -> dict[str, np.ndarray]:
     }
 
 
-def read_samples(paths: list[Path]) -> dict[str, np.ndarray]:
-    """The packed samples saved at `paths` (`.npz` files of `pack`'s arrays, read without
-    pickles and checked, `training.expert.samplefile`), joined in that order."""
+def read_samples(paths: list[Path], game: Any = None) -> dict[str, np.ndarray]:
+    """The packed samples of `game` (a `gamecore.Game` or its name; None: Last Will) saved
+    at `paths` (`.npz` files of `pack`'s arrays, read without pickles and checked,
+    `training.expert.samplefile`), joined in that order."""
     from .samplefile import read_sample_file
 
-    return concat([read_sample_file(path) for path in paths])
+    return concat([read_sample_file(path, game) for path in paths])
 
 
 def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:

@@ -1,6 +1,6 @@
 """`lastwill value-fit`: a policy's critic fitted to predict the game's result, from self-play
 games of the policy (or games saved by an earlier fit), written as a checkpoint of its own with
-the same actor (`training.valuefit.run`)."""
+the same actor (`training.valuefit.run`). `--game` names the game (Last Will by default)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,8 @@ from typing import Annotated, Any
 import typer
 
 from agents.cli import LabCommand, app, fail, help_default, note
-from lastwill_env.engine.config import allowed_counts, is_player_count
+from gamecore import DEFAULT_GAME, Game, game_names
+from gamecore.plain import in_words, is_int
 
 # (setting, lowest, highest, lowest allowed itself)
 _RANGES = {
@@ -37,13 +38,16 @@ def _check(name: str, value: Any) -> None:
         fail(f"--{name.replace('_', '-')} {value}: give a value {low} and {high}")
 
 
-def _counts(text: str) -> list[int]:
+def _counts(text: str, game: Game) -> list[int]:
     try:
         counts = [int(x) for x in text.split(",") if x.strip()]
     except ValueError:
         counts = []
-    if not counts or not all(is_player_count(n) for n in counts) or len(set(counts)) < len(counts):
-        fail(f"--players {text!r}: give distinct player counts, each {allowed_counts()}")
+    allowed = game.player_counts
+    if not counts or not all(is_int(n) and n in allowed for n in counts):
+        counts = []
+    if not counts or len(set(counts)) < len(counts):
+        fail(f"--players {text!r}: give distinct player counts, each {in_words(allowed)}")
     return counts
 
 
@@ -55,11 +59,13 @@ def _new_file(path: Path, what: str) -> Path:
     return path
 
 
-PLAY_DEFAULTS = {"players": "2,3,4,5", "games": 2000, "sample_rate": 0.1, "explore": 0.1}
+# "players": None is every player count of the game (2,3,4,5 for Last Will)
+PLAY_DEFAULTS = {"players": None, "games": 2000, "sample_rate": 0.1, "explore": 0.1}
 
 
 def _play_help(text: str, name: str) -> str:
-    return help_default(text, PLAY_DEFAULTS[name])
+    value = PLAY_DEFAULTS[name]
+    return help_default(text, "every count of the game" if value is None else value)
 
 
 VALUE_FIT_HELP = (
@@ -77,6 +83,10 @@ def value_fit_cmd(
             metavar="<path>", help="The policy whose critic to fit (a policy's name or a .npz)"
         ),
     ] = "reference",
+    game: Annotated[
+        str,
+        typer.Option(metavar="<text>", help=f"The game played: {', '.join(game_names())}"),
+    ] = DEFAULT_GAME,
     players: Annotated[
         str | None,
         typer.Option(metavar="<list>", help=_play_help("Player counts of the games", "players")),
@@ -119,7 +129,7 @@ def value_fit_cmd(
     seed: Annotated[int, typer.Option(help="Seed of the games, the hold-out and the fit")] = 0,
 ) -> None:
     from . import games as G
-    from .run import ValueFitError, check_policy, value_fit
+    from .run import ValueFitError, check_policy, rules, value_fit
 
     settings = {
         "epochs": epochs,
@@ -128,26 +138,19 @@ def value_fit_cmd(
         "holdout": holdout,
         "seed": seed,
     }
+    try:
+        played = rules(game)
+    except ValueFitError as e:
+        fail(str(e))
     for name, value in settings.items():
         _check(name, value)
     _check("workers", workers)
     _new_file(out, "--out")
     play = {"players": players, "games": games, "sample_rate": sample_rate, "explore": explore}
     try:
-        check_policy(policy)
-        if games_from:
-            given = [f"--{k.replace('_', '-')}" for k, v in play.items() if v is not None]
-            if given or save_games is not None:
-                fail(
-                    f"--games-from learns from saved games; {', '.join(given or ['--save-games'])}"
-                    f" belong(s) to playing new ones: give one or the other"
-                )
-            data, saved = G.load([Path(p) for p in games_from.split(",") if p])
-            sources: dict[str, Any] = {"from": saved}
-        else:
-            filled = {k: PLAY_DEFAULTS[k] if v is None else v for k, v in play.items()}
-            data, sources = _play(policy, filled, workers, save_games, seed)
-        report = value_fit(policy, out, data, settings, sources, note)
+        check_policy(policy, game)
+        data, sources = _rows(policy, played, play, games_from, save_games, (workers, seed))
+        report = value_fit(policy, out, data, settings, sources, note, game=game)
     except (ValueFitError, G.GamesError) as e:
         fail(str(e))
     for when in ("start", "fitted"):
@@ -157,21 +160,56 @@ def value_fit_cmd(
     note(f"wrote {out} (best pass {report['best_pass']} of {epochs})")
 
 
-def _play(policy: str, play: dict[str, Any], workers: int, save_games: Path | None, seed: int):
-    """The rows of new self-play games and how they were played (saved when asked)."""
+def _rows(
+    policy: str,
+    game: Game,
+    play: dict[str, Any],
+    games_from: str | None,
+    save_games: Path | None,
+    how: tuple[int, int],
+):
+    """The rows to learn from, and where they came from: the saved games `games_from`, or new
+    self-play games of `policy` (`how`: the worker processes and the seed)."""
+    from . import games as G
+
+    if games_from:
+        given = [f"--{k.replace('_', '-')}" for k, v in play.items() if v is not None]
+        if given or save_games is not None:
+            fail(
+                f"--games-from learns from saved games; {', '.join(given or ['--save-games'])}"
+                f" belong(s) to playing new ones: give one or the other"
+            )
+        data, saved = G.load([Path(p) for p in games_from.split(",") if p], game)
+        return data, {"from": saved}
+    filled = {k: PLAY_DEFAULTS[k] if v is None else v for k, v in play.items()}
+    if filled["players"] is None:
+        filled["players"] = ",".join(str(k) for k in game.player_counts)
+    return _play(policy, filled, how[0], save_games, how[1], game)
+
+
+def _play(
+    policy: str,
+    play: dict[str, Any],
+    workers: int,
+    save_games: Path | None,
+    seed: int,
+    game: Game,
+):
+    """The rows of new self-play games of `game` and how they were played (saved when
+    asked)."""
     from . import games as G
     from .run import game_list, record
 
     for name in ("games", "sample_rate", "explore"):
         _check(name, play[name])
-    counts = _counts(str(play["players"]))
+    counts = _counts(str(play["players"]), game)
     if save_games is not None:
         _new_file(save_games, "--save-games")
     items = game_list(counts, play["games"], seed)
     note(f"playing {len(items)} games of {policy} at {play['players']} players")
-    data = record(policy, items, play["sample_rate"], play["explore"], workers, note)
+    data = record(policy, items, play["sample_rate"], play["explore"], workers, note, game.name)
     sources = {"policy": policy, **play, "players": counts, "seed": seed}
     if save_games is not None:
-        G.save(save_games, data, sources)
+        G.save(save_games, data, sources, game)
         note(f"saved the games' rows to {save_games}")
     return data, sources

@@ -102,16 +102,16 @@ def _numpy_values(policy: Any, data: dict[str, np.ndarray], rows: np.ndarray) ->
 
 
 def network(policy: Any, seed: int):
-    """An all-seat network holding `policy`'s actor and critic."""
+    """An all-seat network holding `policy`'s actor and critic, for the policy's game
+    (`NumpyPolicy.game`: its observation size and action table)."""
     import torch
 
-    from lastwill_env.encoding import OBS_SIZE
-    from lastwill_env.engine import NUM_ACTIONS
     from training.allseat.network import ActorCritic
 
+    game = policy.game
     torch.manual_seed(seed)
     arch = [int(w.shape[0]) for w in policy.weights[:-1]]
-    net = ActorCritic(OBS_SIZE, NUM_ACTIONS, arch, policy.activation)
+    net = ActorCritic(game.obs_size, game.num_actions, arch, policy.activation, game=game.name)
     net.prior, net.prior_weight = policy.prior, float(policy.prior_weight)
     net.load_actor_numpy(policy, critic=True)
     return net

@@ -14,6 +14,11 @@ so that the positions are not only the policy's own line. Every draw comes from 
 generator, seeded with the game's seed: a game's rows are a function of (policy, players,
 seed, settings), whatever process plays it. Game seeds never carry the test deals' tag
 (`agents.deals`).
+
+The game is the policy's own (`NumpyPolicy.game`, a `gamecore.Game`): its rules, views,
+encoders, rewards, shaping potential and round number (`Game.round_number`) are all this
+module uses. Saved rows record their game's name (`game_name`; a file without it holds Last
+Will's rows), and `load` refuses the rows of another game than the one it is told.
 """
 
 from __future__ import annotations
@@ -25,10 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from lastwill_env.encoding import encode_seats_sparse, encode_state, terminal_rewards
-from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view
-from lastwill_env.engine.game import GAME_OVER
-from lastwill_env.shaping import potential
+from gamecore import DEFAULT_GAME, Game, load_game
 
 # the arrays of a set of rows, and their types
 FIELDS = {
@@ -42,40 +44,47 @@ FIELDS = {
     "obs_idx": np.int32,
     "obs_val": np.float32,
 }
+GAME_KEY = "game_name"  # the game's name in a saved file ("game" is a row's game seed)
 
 
 class GamesError(ValueError):
     """Saved rows that cannot be read."""
 
 
-def play(policy: Any, n: int, seed: int, sample_rate: float, explore: float) -> dict:
-    """One game of `policy` in every seat at `n` players from deal `seed`: its rows."""
+def play(
+    policy: Any, n: int, seed: int, sample_rate: float, explore: float, game: Game | None = None
+) -> dict:
+    """One game of `policy` in every seat at `n` players from deal `seed`: its rows. `game`:
+    the game played (None: the policy's own)."""
+    game = policy.game if game is None else game
     rng = random.Random(seed)
-    state = new_game(GameConfig(num_players=n), seed)
+    state = game.new_game(game.make_config(n), seed)
     rows: dict[str, list] = {k: [] for k in FIELDS}
-    while state.phase != GAME_OVER:
-        legal = sorted(legal_actions(state))
+    while not game.is_over(state):
+        legal = sorted(game.legal_actions(state))
         if rng.random() < sample_rate:
-            _keep(rows, state, n)
+            _keep(rows, state, n, game)
         if len(legal) == 1:
-            state.apply_action(legal[0])
+            game.apply_action(state, legal[0])
             continue
-        view = player_view(state, state.cur)
-        obs = encode_state(state, state.cur)
+        seat = game.current_player(state)
+        view = game.player_view(state, seat)
+        obs = game.encode_state(state, seat)
         free = rng.random() < explore
-        state.apply_action(policy.choose(obs, legal, not free, rng=rng, view=view))
-    rewards = terminal_rewards(list(state.results["ranks"]), "zero_sum")
+        game.apply_action(state, policy.choose(obs, legal, not free, rng=rng, view=view))
+    rewards = game.terminal_rewards(list(game.ranks(state)), "zero_sum")
     rows["result"] = [rewards[p] for p in rows["seat"]]
     rows["game"] = [seed] * len(rows["seat"])
     return pack([rows])
 
 
-def _keep(rows: dict[str, list], state, n: int) -> None:
-    for p, (nz, v) in enumerate(encode_seats_sparse(state, range(n), ordered=False)):
+def _keep(rows: dict[str, list], state, n: int, game: Game | None = None) -> None:
+    game = load_game() if game is None else game
+    for p, (nz, v) in enumerate(game.encode_seats_sparse(state, range(n), ordered=False)):
         rows["n"].append(n)
         rows["seat"].append(p)
-        rows["round"].append(state.round)
-        rows["phi"].append(potential(state, p))
+        rows["round"].append(game.round_number(state))
+        rows["phi"].append(game.potential(state, p))
         rows["obs_len"].append(len(nz))
         rows["obs_idx"].append(np.asarray(nz, dtype=np.int32))
         rows["obs_val"].append(np.asarray(v, dtype=np.float32))
@@ -100,14 +109,21 @@ def concat(parts: list[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
     return {k: np.concatenate([p[k] for p in parts]) for k in FIELDS}
 
 
-def save(path: Path, data: dict[str, np.ndarray], source: dict[str, Any]) -> None:
-    """The rows as an `.npz` (no pickles), with `source` (how they were played) as JSON text."""
-    np.savez(path, source=np.array(json.dumps(source)), **data)
+def save(
+    path: Path, data: dict[str, np.ndarray], source: dict[str, Any], game: Game | None = None
+) -> None:
+    """The rows of `game` (None: Last Will) as an `.npz` (no pickles), with `source` (how they
+    were played) as JSON text and the game's name."""
+    name = (load_game() if game is None else game).name
+    np.savez(path, source=np.array(json.dumps(source)), **{GAME_KEY: np.array(name)}, **data)
 
 
-def load(paths: list[Path]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
-    """Rows saved by `save`, read without pickles and checked, joined in order; and for each
-    file its path and how its games were played."""
+def load(
+    paths: list[Path], game: Game | None = None
+) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]]:
+    """Rows of `game` (None: Last Will) saved by `save`, read without pickles and checked,
+    joined in order; and for each file its path and how its games were played."""
+    game = load_game() if game is None else game
     parts, sources = [], []
     for path in paths:
         try:
@@ -117,11 +133,12 @@ def load(paths: list[Path]) -> tuple[dict[str, np.ndarray], list[dict[str, Any]]
                     raise GamesError(f"{path}: not saved value-fit games (no {missing})")
                 part = {k: np.asarray(f[k], dtype=FIELDS[k]) for k in FIELDS}
                 source = _source(path, f["source"]) if "source" in f.files else None
+                _check_game(path, f[GAME_KEY] if GAME_KEY in f.files else None, game)
         except GamesError:
             raise
         except (OSError, ValueError) as e:
             raise GamesError(f"{path}: cannot read saved games ({e})") from None
-        _check(path, part)
+        _check(path, part, game)
         parts.append(part)
         sources.append({"path": str(path), "played": source})
     return concat(parts), sources
@@ -137,16 +154,31 @@ def _source(path: Path, text: np.ndarray) -> dict[str, Any]:
     return source
 
 
-def _check(path: Path, d: dict[str, np.ndarray]) -> None:
+def _check_game(path: Path, entry: np.ndarray | None, game: Game) -> None:
+    """The saved rows are `game`'s (a file that names no game holds Last Will's)."""
+    name = DEFAULT_GAME if entry is None else entry
+    if not isinstance(name, str):
+        a = np.asarray(name)
+        if a.ndim != 0 or a.dtype.kind != "U":
+            raise GamesError(f"{path}: its {GAME_KEY} is not a game's name")
+        name = str(a)
+    if name != game.name:
+        raise GamesError(
+            f"{path}: saved rows of the game {name!r}, not of {game.name!r}; fit a policy "
+            f"on rows of its own game"
+        )
+
+
+def _check(path: Path, d: dict[str, np.ndarray], game: Game) -> None:
     rows = len(d["n"])
     if any(len(d[k]) != rows for k in FIELDS if not k.startswith("obs_") or k == "obs_len"):
         raise GamesError(f"{path}: its arrays have different lengths")
     total = int(d["obs_len"].sum()) if rows else 0
     if len(d["obs_idx"]) != total or len(d["obs_val"]) != total or (d["obs_len"] < 0).any():
         raise GamesError(f"{path}: its observations do not match their lengths")
-    from lastwill_env.encoding import OBS_SIZE
-
-    if total and (d["obs_idx"].min() < 0 or d["obs_idx"].max() >= OBS_SIZE):
-        raise GamesError(f"{path}: an observation index is outside 0-{OBS_SIZE - 1}")
-    if rows and ((d["n"] < 2) | (d["n"] > 5) | (d["seat"] < 0) | (d["seat"] >= d["n"])).any():
+    size = game.obs_size
+    if total and (d["obs_idx"].min() < 0 or d["obs_idx"].max() >= size):
+        raise GamesError(f"{path}: an observation index is outside 0-{size - 1}")
+    players = ~np.isin(d["n"], list(game.player_counts))
+    if rows and (players | (d["seat"] < 0) | (d["seat"] >= d["n"])).any():
         raise GamesError(f"{path}: a row's players or seat is out of range")

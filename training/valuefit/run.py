@@ -1,7 +1,8 @@
 """`lastwill value-fit`'s work: record self-play games of a policy (or read saved ones), fit
 its critic on their results (`fit`), and write a checkpoint with the same actor and the fitted
 critic, whose sidecar holds the settings and the calibration of both critics on the held-out
-games. It never replaces a file."""
+games. It never replaces a file. `game` names the game (`gamecore.game_names`, Last Will by
+default): the policy, the rows and the checkpoint are that game's."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from gamecore import DEFAULT_GAME, Game, GameNotFound, game_names, load_game
 
 from . import games as G
 from .fit import (
@@ -29,6 +32,16 @@ class ValueFitError(RuntimeError):
     """Settings, inputs or an output path that a value fit cannot use."""
 
 
+def rules(game: object) -> Game:
+    """The game called `game`; a `ValueFitError` naming the installed games otherwise."""
+    try:
+        if isinstance(game, str):
+            return load_game(game)
+    except GameNotFound:
+        pass
+    raise ValueFitError(f"game={game!r} is not allowed; choose one of {', '.join(game_names())}")
+
+
 def game_list(counts: list[int], games: int, seed: int) -> list[tuple[int, int]]:
     """(players, deal seed) of `games` games at each of `counts`; seeds never test deals."""
     from agents.deals import training_seed
@@ -36,20 +49,21 @@ def game_list(counts: list[int], games: int, seed: int) -> list[tuple[int, int]]
     return [(n, training_seed(seed, "value-fit", n, g)) for n in counts for g in range(games)]
 
 
-def _load(policy: str):
+def _load(policy: str, game: str = DEFAULT_GAME):
     import agents.registry  # noqa: F401  (installs the lab's prior bots)
     from agents.policy import load_policy
 
-    return load_policy(policy, need_value=True)
+    return load_policy(policy, need_value=True, game=rules(game))
 
 
-def check_policy(policy: str) -> None:
-    """A `ValueFitError` unless `policy` loads with a critic trained on the `zero_sum` reward
-    (the result the fit learns, and the scale its start critic is compared on)."""
+def check_policy(policy: str, game: str = DEFAULT_GAME) -> None:
+    """A `ValueFitError` unless `policy` is a policy of `game` that loads with a critic
+    trained on the `zero_sum` reward (the result the fit learns, and the scale its start
+    critic is compared on)."""
     from agents.policy import CheckpointError
 
     try:
-        pol, meta = _load(policy)
+        pol, meta = _load(policy, game)
     except CheckpointError as e:
         raise ValueFitError(str(e)) from None
     if not pol.has_value:
@@ -59,8 +73,8 @@ def check_policy(policy: str) -> None:
         raise ValueFitError(f"{policy}: its critic learned the {reward!r} reward; zero_sum only")
 
 
-def _init_worker(policy: str, sample_rate: float, explore: float) -> None:
-    _WORKER.update(policy=_load(policy)[0], rate=sample_rate, explore=explore)
+def _init_worker(policy: str, sample_rate: float, explore: float, game: str) -> None:
+    _WORKER.update(policy=_load(policy, game)[0], rate=sample_rate, explore=explore)
 
 
 def _play_batch(items: list[tuple[int, int]]) -> list[dict[str, np.ndarray]]:
@@ -79,12 +93,13 @@ def record(
     explore: float,
     workers: int = 1,
     notify: Callable[[str], None] | None = None,
+    game: str = DEFAULT_GAME,
 ) -> dict[str, np.ndarray]:
-    """The rows of the games `items` (players, seed) in their order; any number of workers
-    gives the same rows."""
+    """The rows of the games `items` (players, seed) of `game` in their order; any number of
+    workers gives the same rows."""
     out: list[Any] = [None] * len(items)
     if workers <= 1 or len(items) < 2:
-        _init_worker(policy, sample_rate, explore)
+        _init_worker(policy, sample_rate, explore, game)
         for i, item in enumerate(items):
             out[i] = _play_batch([item])[0]
             _progress(notify, i + 1, len(items))
@@ -99,7 +114,7 @@ def record(
             8,
             _lost,
             initializer=_init_worker,
-            initargs=(policy, sample_rate, explore),
+            initargs=(policy, sample_rate, explore, game),
         ),
         start=1,
     ):
@@ -127,6 +142,7 @@ def _train_config(policy, out: Path, counts: list[int], s: dict[str, Any]):
 
     return TrainConfig(
         mode="all_seat",
+        game=policy.game.name,
         run_dir=str(out.parent),
         seed=int(s["seed"]),
         net_arch=[int(w.shape[0]) for w in policy.weights[:-1]],
@@ -141,7 +157,17 @@ def _train_config(policy, out: Path, counts: list[int], s: dict[str, Any]):
         num_players=list(counts),
         player_weights=[1.0] * len(counts),
         progress=False,
+        **_opponents(policy.game, counts),
     )
+
+
+def _opponents(game: Game, counts: list[int]) -> dict[str, Any]:
+    """The trainer's opponents and panel, which a value fit never plays: Last Will's defaults
+    (its sidecars as they were), another game's own panel at the fitted counts."""
+    if game.name == DEFAULT_GAME:
+        return {}
+    panel = list(game.default_panel) or ["random"]
+    return {"bots": panel, "eval_bots": panel, "eval_num_players": list(counts)}
 
 
 def value_fit(
@@ -151,15 +177,16 @@ def value_fit(
     settings: dict[str, Any],
     sources: dict[str, Any],
     notify: Callable[[str], None] | None = None,
+    game: str = DEFAULT_GAME,
 ) -> dict[str, Any]:
-    """Fit `policy`'s critic on the rows `data` and write the checkpoint `out`; returns the
-    report (also in the sidecar under "value_fit")."""
+    """Fit `policy`'s critic (a policy of `game`) on the rows `data` and write the checkpoint
+    `out`; returns the report (also in the sidecar under "value_fit")."""
     from training.allseat.loop import save_checkpoint
 
     out = _free(out)
     if len(data["n"]) == 0:
         raise ValueFitError("no rows to learn from: play more games or raise --sample-rate")
-    pol, meta = _load(policy)
+    pol, meta = _load(policy, game)
     test_mask = held_out(data, float(settings["holdout"]), int(settings["seed"]))
     train, test = np.flatnonzero(~test_mask), np.flatnonzero(test_mask)
     if len(train) == 0 or len(test) == 0:

@@ -2,7 +2,8 @@
 `training.allseat._bagrad`; setup.py builds them): the check of the environment variable that
 chooses each (`LASTWILL_VIEW`, `LASTWILL_WRITER`, `LASTWILL_BAG_GRAD`), the warning for a
 build older than its source, and `load_compiled`, which does both while importing the module.
-Standard library only, so the engine can use it.
+Standard library only, so an engine can use it; in gamecore, the layer below every game and
+the harness, as the one loader of the lab's compiled modules.
 
 A bad choice raises `BuildChoiceError` while the module that reads it is imported; the
 `lastwill` command (`training.console`) reports it in one line with exit code 2."""
@@ -12,7 +13,44 @@ from __future__ import annotations
 import importlib
 import os
 import warnings
+from collections.abc import Mapping
 from types import ModuleType
+from typing import NamedTuple
+
+
+class Compiled(NamedTuple):
+    """One compiled module: what its variable takes and which choice is the fallback."""
+
+    module: str
+    choices: tuple[str, ...]
+    fallback: str
+
+
+# The lab's compiled modules by the variable that chooses each (setup.py builds them): the one
+# table, read by the modules that load them and by `check_environment`
+COMPILED: dict[str, Compiled] = {
+    "LASTWILL_VIEW": Compiled(
+        "lastwill_env.engine._cview", ("auto", "python", "compiled"), "python"
+    ),
+    "LASTWILL_WRITER": Compiled("lastwill_env._cwriter", ("auto", "python", "compiled"), "python"),
+    "LASTWILL_BAG_GRAD": Compiled(
+        "training.allseat._bagrad", ("auto", "torch", "compiled"), "torch"
+    ),
+}
+
+
+def check_environment(environ: Mapping[str, str] = os.environ) -> None:
+    """Every variable of `COMPILED` that is set holds a value it takes (`BuildChoiceError`
+    otherwise), checked before a command imports anything they choose."""
+    for var, c in COMPILED.items():
+        if var in environ:
+            check_choice(var, environ[var], c.choices)
+
+
+def load_configured(var: str, environ: Mapping[str, str] = os.environ) -> ModuleType | None:
+    """`load_compiled` of the `COMPILED` module that ``var`` chooses, as ``environ`` says."""
+    c = COMPILED[var]
+    return load_compiled(var, environ.get(var, "auto"), c.choices, c.fallback, c.module)
 
 
 class BuildChoiceError(ValueError):
