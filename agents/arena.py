@@ -263,8 +263,9 @@ def _play_out(rules: Game, state: Any, agents: list) -> int:
     acts = [a.act for a in agents]
     wants = [getattr(a, "needs_view", True) for a in agents]
     limit = DECISION_FACTOR * rules.max_decisions
-    legal_of, apply, view_of = rules.legal_actions, rules.apply_action, rules.player_view
-    over, to_act, public = rules.is_over, rules.current_player, rules.public_action
+    fast = rules.fast_functions()  # the game's plain functions, bound once (Game.fast_functions)
+    legal_of, apply, view_of = fast["legal_actions"], fast["apply_action"], fast["player_view"]
+    over, to_act, public = fast["is_over"], fast["current_player"], rules.public_action
     decisions = 0
     while not over(state):
         seat = to_act(state)

@@ -246,6 +246,20 @@ class Game(ABC):
         plain functions, a call shorter than the method's). Default: the bound methods."""
         return {name: getattr(self, name) for name in self.FAST_FUNCTIONS}
 
+    # ----- its own environments (the trainers fall back on `gameenv`'s generic ones)
+    def single_seat_env(self, **kwargs: Any) -> Any:
+        """The game's own single-seat Gymnasium env, built with ``kwargs`` (the keywords of
+        `gameenv.single_seat.SingleSeatEnv` but ``game``), or None: the generic env serves.
+        Like the generic one it has `action_masks()`, the learner's ``seat`` and the state as
+        ``game_state``. Default: None."""
+        return None
+
+    def rllib_env_class(self) -> type | None:
+        """The game's own RLlib ``MultiAgentEnv`` class (its env config: the keys of
+        `gameenv.rllib` but ``game``), or None: `gameenv.rllib.GameMultiAgentEnv` serves.
+        Default: None."""
+        return None
+
     # ----- players
     def bots(self) -> dict[str, Bot]:
         """The game's scripted bots by spec name, in legend order."""

@@ -31,6 +31,7 @@ import sys
 from typing import Any
 
 from gamecore import __version__  # noqa: F401 - the lab's version, one home: gamecore
+
 ENV_NAME = "lastwill_v1"
 ENV_VERSION = 1
 GYM_ID = "LastWill-v1"  # gymnasium id of the single-seat env

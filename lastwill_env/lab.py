@@ -183,6 +183,17 @@ class LastWillGame(Game):
             "potential": self._potential,
         }
 
+    # ----- its own environments, on the engine's fast paths (`gamecore.Game`)
+    def single_seat_env(self, **kwargs: Any) -> Any:
+        from .single_seat import SingleSeatEnv
+
+        return SingleSeatEnv(**kwargs)
+
+    def rllib_env_class(self) -> type:
+        from .rllib import LastWillMultiAgentEnv
+
+        return LastWillMultiAgentEnv
+
     def num_players(self, state: GameState) -> int:
         return state.n
 

@@ -181,6 +181,9 @@ class SingleSeatEnv(gym.Env):
             raise RuntimeError("call reset() before using the environment")
         return self._state
 
+    # the state under the name the lab's trainers read of every game's single-seat env
+    game_state = game
+
     def action_masks(self) -> np.ndarray:
         """Bool mask of the learner's legal actions (all False once the episode is over)."""
         m = np.zeros(NUM_ACTIONS, dtype=bool)

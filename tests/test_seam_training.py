@@ -194,8 +194,6 @@ def test_a_tally_run_takes_tally_s_player_counts_and_players(tmp_path):
         _tally_cfg(tmp_path, eval_num_players=5)
     with pytest.raises(TrainConfigError, match="greedy"):
         _tally_cfg(tmp_path, bots=["greedy"])  # a Last Will bot, not tally's
-    with pytest.raises(TrainConfigError, match="all_seat"):
-        _tally_cfg(tmp_path, mode="single_seat")
     with pytest.raises(TrainConfigError, match="exploiter_every.*Last Will only"):
         _tally_cfg(tmp_path, exploiter_every=100)
     # Last Will keeps its counts and its message

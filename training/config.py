@@ -100,7 +100,7 @@ class TrainConfig:
     run_dir: str = "runs/train/default"
     total_steps: int = 1_000_000
     seed: int = 0
-    # the game played (`gamecore.load_game`); another than lastwill needs mode = all_seat
+    # the game played (`gamecore.load_game`), in either mode
     game: str = DEFAULT_GAME
     # single_seat: sb3-contrib MaskablePPO on SingleSeatEnv (one learner seat per game);
     # all_seat: every seat the current policy plays learns (training.allseat)
@@ -207,9 +207,10 @@ class TrainConfig:
             raise self._bad("run_dir", "use a directory path as a string, e.g. runs/train/mine")
 
     def _check_game(self) -> None:
-        """The game: one of the installed games (`gamecore.game_names`). A game other than
-        the default is trained by the all-seat trainer alone, without the parts that still
-        play Last Will only (a prior, the league's exploiters)."""
+        """The game: one of the installed games (`gamecore.game_names`), trained in any mode
+        (the single-seat trainer on the game's own env or `gameenv`'s). A game other than the
+        default is trained without the parts that still play Last Will only (a prior, the
+        league's exploiters)."""
         try:
             load_game(self.game)
         except GameNotFound:
@@ -217,8 +218,6 @@ class TrainConfig:
         if self.game == DEFAULT_GAME:
             return
         why = f"game={self.game!r}"
-        if self.mode != "all_seat":
-            raise self._bad("mode", f'{why} is trained by the all-seat trainer: mode = "all_seat"')
         for name, off in LASTWILL_ONLY.items():
             if getattr(self, name) not in off:
                 raise self._bad(name, f"it plays Last Will only so far; turn it off with {why}")

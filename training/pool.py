@@ -184,7 +184,8 @@ class OpponentPool:
 
     # -- updates pushed from the trainer -------------------------------------------------
     def set_latest(self, state: dict[str, Any]) -> None:
-        self.latest = PolicyOpponent(NumpyPolicy.from_state(state), "latest", self.game)
+        policy = NumpyPolicy.from_state(state, game=self.game)
+        self.latest = PolicyOpponent(policy, "latest", self.game)
 
     def set_snapshots(self, paths: dict[str, str], weights: dict[str, float]) -> None:
         for sid in list(self.snapshots):
@@ -193,7 +194,8 @@ class OpponentPool:
         for sid, path in paths.items():
             if sid not in self.snapshots:
                 npz = Path(path).with_suffix(".npz")
-                self.snapshots[sid] = PolicyOpponent(NumpyPolicy.load_npz(npz), sid, self.game)
+                policy = NumpyPolicy.load_npz(npz, game=self.game)
+                self.snapshots[sid] = PolicyOpponent(policy, sid, self.game)
         self.snapshot_weights = {k: w for k, w in weights.items() if k in self.snapshots}
 
     # -- drawing a table -----------------------------------------------------------------

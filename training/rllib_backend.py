@@ -1,10 +1,14 @@
 """RLlib training backend: `lastwill train --backend rllib`.
 
-RLlib PPO (new API stack: RLModule, Learner, EnvRunners) on `lastwill_env.rllib`'s turn-based
-`MultiAgentEnv`, with one shared policy (module id `shared`) over every seat and every player
-count, and action masking (`MaskedPPOTorchRLModule`: the logits of illegal actions are pushed
-to the float minimum before sampling, in training and in the PPO loss). Every seat is the
-learner: there is no opponent pool, so the pool settings of `TrainConfig` do not apply.
+RLlib PPO (new API stack: RLModule, Learner, EnvRunners) on the turn-based `MultiAgentEnv` of
+the run's game (`TrainConfig.game`): the game's own when it gives one (`Game.rllib_env_class`,
+Last Will's `lastwill_env.rllib`), else the generic `gameenv.rllib.GameMultiAgentEnv` (its env
+config names the game; a game registered in-process alone, not by an entry point, is known to
+EnvRunner actors only with `env_runners = 0`). One shared policy (module id `shared`) plays
+every seat and every player count, with action masking (`MaskedPPOTorchRLModule`: the logits
+of illegal actions are pushed to the float minimum before sampling, in training and in the PPO
+loss). Every seat is the learner: there is no opponent pool, so the pool settings of
+`TrainConfig` do not apply.
 
 Ray: a local instance by default (or the one `RAY_ADDRESS` names), a cluster with
 `ray_address` (`ray start --head` on the head node prints the address). Sampling runs on
@@ -58,6 +62,7 @@ import numpy as np
 
 from agents.policy import CheckpointError
 from agents.raystart import init_ray
+from gamecore import load_game
 from gamecore.plain import is_int
 
 from . import checkpoint as ckpt_io
@@ -197,8 +202,6 @@ def build_algorithm(cfg: TrainConfig, settings: RLlibSettings):
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
-    from lastwill_env.rllib import LastWillMultiAgentEnv
-
     from .rllib_module import MaskedPPOTorchRLModule
 
     module = RLModuleSpec(
@@ -211,16 +214,12 @@ def build_algorithm(cfg: TrainConfig, settings: RLlibSettings):
         },
     )
     batch = cfg.n_steps * cfg.n_envs
+    env, env_config = env_spec(cfg)
     config = (
         PPOConfig()
         .environment(
-            env=LastWillMultiAgentEnv,
-            env_config={
-                "num_players": list(cfg.num_players),
-                "player_weights": list(cfg.player_weights),
-                "reward": cfg.reward,
-                "seed": cfg.seed,
-            },
+            env=env,
+            env_config=env_config,
             # RLlib's checker samples unmasked random actions, which the game refuses
             disable_env_checking=True,
         )
@@ -250,6 +249,24 @@ def build_algorithm(cfg: TrainConfig, settings: RLlibSettings):
         .reporting(metrics_num_episodes_for_smoothing=20)
     )
     return config.build_algo()
+
+
+def env_spec(cfg: TrainConfig) -> tuple[type, dict[str, Any]]:
+    """The `MultiAgentEnv` class of the run's game and its env config: the game's own
+    (`Game.rllib_env_class`), else `gameenv.rllib.GameMultiAgentEnv` with the game's name."""
+    game = load_game(cfg.game)
+    env_config: dict[str, Any] = {
+        "num_players": list(cfg.num_players),
+        "player_weights": list(cfg.player_weights),
+        "reward": cfg.reward,
+        "seed": cfg.seed,
+    }
+    own = game.rllib_env_class()
+    if own is not None:
+        return own, env_config
+    from gameenv.rllib import GameMultiAgentEnv
+
+    return GameMultiAgentEnv, {"game": game.name, **env_config}
 
 
 def _to_shared(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:

@@ -1,8 +1,9 @@
 """`MaskedPPOTorchRLModule`: RLlib's default PPO torch module with action masking.
 
-For observations `{"observations": Box, "action_mask": Box(0, 1)}` (`lastwill_env.rllib`): the
-encoders and heads are built for the `observations` space alone (an MLP actor encoder, an MLP
-critic encoder and linear heads, as RLlib's `DefaultPPOTorchRLModule` builds them), and
+For observations `{"observations": Box, "action_mask": Box(0, 1)}` (`gameenv.rllib`, or a
+game's own env of that form, `Game.rllib_env_class`): the encoders and heads are built for the
+`observations` space alone (an MLP actor encoder, an MLP critic encoder and linear heads, as
+RLlib's `DefaultPPOTorchRLModule` builds them), and
 `log(action_mask)`, clamped at the float minimum, is added to the action logits in inference,
 exploration and training, so illegal actions are never sampled and carry no probability in the
 PPO loss. It follows RLlib's action-masking example module (`ray.rllib.examples.rl_modules.

@@ -1,5 +1,6 @@
 """The single-seat trainer (`mode = "single_seat"`): sb3-contrib MaskablePPO on the self-play
-env (`training.selfplay_env`), one learner seat per game, opponents from the pool.
+env (`training.selfplay_env`: the single-seat env of the run's game, `TrainConfig.game`), one
+learner seat per game, opponents from the pool.
 
 SB3 owns the training loop (`model.learn`), so the run loop's hooks (`training.runloop`) are
 called from an SB3 callback (`SelfPlayCallback`): the start of training, the end of every
@@ -22,9 +23,10 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.logger import TensorBoardOutputFormat
 
 from agents.policy import NumpyPolicy
+from gamecore import load_game
 
 from .bc import warm_start
-from .checkpoint import save_model_checkpoint
+from .checkpoint import checkpoint_meta, save_checkpoint
 from .config import TrainConfig
 from .pool import PoolRegistry
 from .progress import TrainProgress
@@ -56,6 +58,7 @@ class SB3Trainer:
 
     def __init__(self, cfg: TrainConfig) -> None:
         self.cfg = cfg
+        self.game = load_game(cfg.game)
         self.run_dir = Path(cfg.run_dir)
         self.model: Any = None
         self.vec: Any = None
@@ -139,7 +142,13 @@ class SB3Trainer:
         return int(self.model.num_timesteps)
 
     def save(self, path: Path, step: int, kind: str) -> None:
-        save_model_checkpoint(self.model, path, self.cfg, step, {"kind": kind})
+        """The SB3 model (`.zip`), the policy's arrays for the run's game (`.npz`) and the
+        sidecar, as one unit (`training.checkpoint`)."""
+        cfg, model = self.cfg, self.model
+        npz = NumpyPolicy.from_sb3(model, self.game)
+        meta = checkpoint_meta(step, cfg.seed, cfg.to_dict(), kind=kind)
+        writers = {".zip": lambda tmp: model.save(str(tmp)), ".npz": npz.write_npz}
+        save_checkpoint(path, meta, writers)
 
     def set_pool(self, registry: PoolRegistry) -> None:
         self.vec.env_method(
@@ -150,7 +159,7 @@ class SB3Trainer:
 
     def push_latest(self) -> None:
         """The learner's current weights into every env worker (the pool's `latest`)."""
-        self.vec.env_method("set_latest", NumpyPolicy.from_sb3(self.model).state())
+        self.vec.env_method("set_latest", NumpyPolicy.from_sb3(self.model, self.game).state())
 
     def finish(self, loop: RunLoop) -> None:
         pass

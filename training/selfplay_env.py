@@ -1,7 +1,9 @@
-"""The self-play env: `SingleSeatEnv` whose opponents come from an `OpponentPool`.
+"""The self-play env: the game's single-seat env, its opponents drawn from an `OpponentPool`.
 
-It adds three things to `lastwill_env.single_seat.SingleSeatEnv` (and inherits
-`action_masks()`, defined on the env itself, so it is `SubprocVecEnv`-safe):
+`SelfPlayEnv` wraps the single-seat env of the run's game (`TrainConfig.game`): the game's own
+when it gives one (`Game.single_seat_env`, Last Will's `lastwill_env.single_seat`), else the
+generic `gameenv.single_seat.SingleSeatEnv`. It defines `action_masks()` on itself, so it is
+`SubprocVecEnv`-safe, and adds:
 - `set_latest(state)` / `set_snapshots(paths, weights)`: the trainer pushes the learner's
   current weights and the active snapshots into each worker (`VecEnv.env_method`);
 - at the end of each game, `info["pool_ids"]` names the opponents at the table and
@@ -10,10 +12,11 @@ It adds three things to `lastwill_env.single_seat.SingleSeatEnv` (and inherits
   logic) during the step, for the speed report.
 
 Optional potential-based shaping (`shaping` > 0, Ng et al. 1999, which leaves the optimal policy
-unchanged): each learner step also earns `shaping * (gamma * phi(next) - phi(now))` with
-phi = (mean total of the other players - the learner's total) / 100, where a total is money plus
-property value (docs/RULES.md §8), and phi = 0 once the game is over. It rewards spending faster
-than the table between the sparse terminal rewards.
+unchanged): each learner step also earns `shaping * (gamma * phi(next) - phi(now))` with phi the
+game's potential of the learner's seat (`Game.potential`; Last Will's: the mean total of the
+other players less the learner's, over 100, 0 once the game is over; a game without shaping
+gives 0). It rewards, in Last Will, spending faster than the table between the sparse terminal
+rewards.
 
 Illegal learner actions end the game with a penalty (`illegal_action="penalize"`) and are
 counted by the trainer as `rollout/invalid_action_rate`, which must stay 0 with masking.
@@ -24,17 +27,19 @@ from __future__ import annotations
 import time
 from typing import Any
 
+import gymnasium as gym
 import numpy as np
 
-from lastwill_env.shaping import potential
-from lastwill_env.single_seat import SingleSeatEnv
+from gamecore import load_game
+from gamecore.agent import overrides_observe
 
 from .config import TrainConfig
 from .pool import OpponentPool
 
 
 class _Timed:
-    """Wraps an opponent to accumulate the time of its decisions."""
+    """Wraps an opponent to accumulate the time of its decisions (and passes a generic env's
+    `reset(seed)` on to it)."""
 
     __slots__ = ("inner", "needs_view", "clock")
 
@@ -50,9 +55,39 @@ class _Timed:
         finally:
             self.clock[0] += time.perf_counter() - t
 
+    def reset(self, seed: int | None = None) -> None:
+        reset = getattr(self.inner, "reset", None)
+        if callable(reset):
+            reset(seed)
 
-class SelfPlayEnv(SingleSeatEnv):
+
+class _TimedWatcher(_Timed):
+    """`_Timed` of an opponent that watches the game (`observe`), told what it is told."""
+
+    __slots__ = ()
+
+    def observe(self, event: dict[str, Any]) -> None:
+        self.inner.observe(event)
+
+
+def timed(inner: Any, clock: list[float]) -> _Timed:
+    return (_TimedWatcher if overrides_observe(inner) else _Timed)(inner, clock)
+
+
+def single_seat_env(game: Any, **kwargs: Any) -> gym.Env:
+    """The single-seat env of ``game`` built with ``kwargs``: the game's own, else the generic
+    `gameenv.single_seat.SingleSeatEnv`."""
+    own = game.single_seat_env(**kwargs)
+    if own is not None:
+        return own
+    from gameenv.single_seat import SingleSeatEnv
+
+    return SingleSeatEnv(game, **kwargs)
+
+
+class SelfPlayEnv(gym.Wrapper):
     def __init__(self, cfg: TrainConfig, worker: int = 0) -> None:
+        self.game = game = load_game(cfg.game)
         self.pool = OpponentPool(
             cfg.bots,
             cfg.p_latest,
@@ -60,24 +95,35 @@ class SelfPlayEnv(SingleSeatEnv):
             cfg.pfsp,
             seed=cfg.seed * 1000 + worker,
             p_bot_table=cfg.p_bot_table,
+            game=game,
         )
         self._clock = [0.0]
         self.shaping = cfg.shaping
         self.gamma = cfg.gamma
         self._phi = 0.0
-        super().__init__(
+        env = single_seat_env(
+            game,
             opponents_fn=self._draw,
             num_players=tuple(cfg.num_players),
             player_weights=tuple(cfg.player_weights),
             reward=cfg.reward,
             illegal_action="penalize",
         )
+        super().__init__(env)
+
+    @property
+    def seat(self) -> int:
+        """The learner's seat in the current game."""
+        return self.env.seat
+
+    def action_masks(self) -> np.ndarray:
+        return self.env.action_masks()
 
     def _potential(self) -> float:
-        return potential(self.game, self.seat)
+        return self.game.potential(self.env.game_state, self.env.seat)
 
     def _draw(self, num_players: int, rng: np.random.Generator) -> list[Any]:
-        return [_Timed(o, self._clock) for o in self.pool.draw(num_players)]
+        return [timed(o, self._clock) for o in self.pool.draw(num_players)]
 
     # -- pushed from the trainer ---------------------------------------------------------
     def set_latest(self, state: dict[str, Any]) -> None:
@@ -89,14 +135,14 @@ class SelfPlayEnv(SingleSeatEnv):
     # -- gymnasium API -------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None):
         self._clock[0] = 0.0
-        obs, info = super().reset(seed=seed, options=options)
+        obs, info = self.env.reset(seed=seed, options=options)
         info["opponent_seconds"] = self._clock[0]
         self._phi = self._potential() if self.shaping else 0.0
         return obs, info
 
     def step(self, action: Any):
         self._clock[0] = 0.0
-        obs, reward, terminated, truncated, info = super().step(action)
+        obs, reward, terminated, truncated, info = self.env.step(action)
         info["opponent_seconds"] = self._clock[0]
         if self.shaping:
             phi = self._potential()
