@@ -365,9 +365,7 @@ def play_tables(
     docs/TRUST.md). ``skip``: the first games already played (a resumed log) are left out;
     ``on_start`` gets the number of games to play."""
     _check_play(games, workers, deals)
-    schedules = table_schedules(
-        tables, games, seed, deals, starting_money, board_spaces, game_name
-    )
+    schedules = table_schedules(tables, games, seed, deals, starting_money, board_spaces, game_name)
     if on_start is not None:
         on_start(sum(len(tasks) for _, tasks in schedules) - skip)
     specs = list(dict.fromkeys(s for table in tables for s in table.entrants))

@@ -270,9 +270,7 @@ class GameFile:
                     f"{self.path} has no game {game}; its games are {ranges(indices)}"
                 )
             i = found[0]
-        return check_record(
-            self.rows[i], f"{self.where(i)} (game {indices[i]})", self.game_name
-        )
+        return check_record(self.rows[i], f"{self.where(i)} (game {indices[i]})", self.game_name)
 
 
 def read_game_file(path: str | Path, max_depth: int = MAX_DEPTH) -> GameFile:

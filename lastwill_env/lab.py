@@ -225,9 +225,7 @@ class LastWillGame(Game):
         weights = "KEY=FLOAT sets one of its weights, e.g. errand_weight=0.1:base_rate=18"
         return {
             "greedy": Bot(GreedyBot, "greedy spender: most £ burned per action now", _EPS),
-            "speculator": Bot(
-                SpeculatorBot, "property speculator: dear houses, sold cheap", _EPS
-            ),
+            "speculator": Bot(SpeculatorBot, "property speculator: dear houses, sold cheap", _EPS),
             "planner": Bot(PlannerBot, "plans by hand needs, sells out into debt at the end", _EPS),
             "combiner": Bot(CombinerBot, "companion combiner: slots and add-ons", _EPS),
             "racer": Bot(
@@ -235,7 +233,5 @@ class LastWillGame(Game):
                 "racer: owns nothing, spends fastest, ends the game in debt",
                 f"{_EPS}; {weights}",
             ),
-            "sprinter": Bot(
-                SprinterBot, "the racer retuned for 2-3 players (same at 4-5)", _EPS
-            ),
+            "sprinter": Bot(SprinterBot, "the racer retuned for 2-3 players (same at 4-5)", _EPS),
         }

@@ -12,9 +12,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from agents.registry import make_agent
 from lastwill_env.bots.common import CAT, owns_property
 from lastwill_env.bots.planner import PlannerBot
-from agents.registry import make_agent
 from lastwill_env.engine import ACTION_TABLE, GameState, player_view
 
 Chooser = Callable[[GameState, list[int]], int]

@@ -333,9 +333,9 @@ def test_exploit_of_a_bot_can_learn_over_a_prior_and_a_start_policy_decides_its_
 def test_a_policy_file_records_its_priors_fingerprint_and_refuses_a_changed_bot(
     tmp_path: Path, monkeypatch
 ):
-    from lastwill_env.bots.racer import RacerBot
     from agents.fingerprint import play_fingerprint
     from agents.policy import CheckpointMismatchError
+    from lastwill_env.bots.racer import RacerBot
 
     pol = _flat_policy()
     path = tmp_path / "p.npz"

@@ -1,5 +1,5 @@
-"""The racer (lastwill_env/bots/racer.py): legal play, no property it cannot sell, the racing move in
-every phase.
+"""The racer (lastwill_env/bots/racer.py): legal play, no property it cannot sell, the racing
+move in every phase.
 
 - seeded playouts at 2-5 players, the racer in every seat and mixed with the other bots: every
   action is legal and the racer never buys a property;
@@ -15,9 +15,9 @@ import random
 
 import pytest
 
+from agents.registry import PlayerSpecError, make_agent
 from lastwill_env.bots.common import ScriptedBot
 from lastwill_env.bots.racer import RacerBot
-from agents.registry import PlayerSpecError, make_agent
 from lastwill_env.engine import (
     CATALOGUE,
     apply_action,

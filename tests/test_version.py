@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 from typer.testing import CliRunner
 
-import lastwill_env
-from agents.policy import load_policy
 import gamecore
+from agents.policy import load_policy
 from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import NUM_ACTIONS
 from training.cli import app
@@ -35,9 +34,7 @@ def test_the_version_is_a_release_number_read_by_the_package_metadata():
     assert re.fullmatch(r"\d+\.\d+\.\d+", VERSION)
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())
     assert project["project"]["dynamic"] == ["version"] and "version" not in project["project"]
-    assert project["tool"]["setuptools"]["dynamic"]["version"] == {
-        "attr": "gamecore.__version__"
-    }
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "gamecore.__version__"}
     try:
         installed = version("lastwill-lab")
     except PackageNotFoundError:

@@ -91,10 +91,15 @@ class TallyGame(Game):
 
     def player_view(self, state, seat):
         n = state.n
-        return {"seat": seat, "n": n, "hand": list(state.hands[seat]),
-                "tallies": [state.tallies[(seat + k) % n] for k in range(n)],
-                "sizes": [len(state.hands[(seat + k) % n]) for k in range(n)],
-                "cur": (state.cur - seat) % n, "history": list(state.history)}
+        return {
+            "seat": seat,
+            "n": n,
+            "hand": list(state.hands[seat]),
+            "tallies": [state.tallies[(seat + k) % n] for k in range(n)],
+            "sizes": [len(state.hands[(seat + k) % n]) for k in range(n)],
+            "cur": (state.cur - seat) % n,
+            "history": list(state.history),
+        }
 
     def determinize(self, view, rng):
         n, seat = view["n"], view["seat"]
