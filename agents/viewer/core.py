@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from gamecore import DEFAULT_GAME
 from lastwill_env.cardref import card_text
 from lastwill_env.engine import (
     CATALOGUE,
@@ -40,7 +41,7 @@ from lastwill_env.engine.actions import ERRAND_NAMES
 from lastwill_env.engine.game import BREED_PHASE, DRAW_PHASE, TURN_PHASE
 from lastwill_env.engine.text import describe_step
 
-from ..gamelog import GameLogError, read_game_file
+from ..gamelog import GameFile, GameLogError, read_game_file
 from ..replay import ReplayError, all_states, check_record
 from . import limits
 
@@ -123,12 +124,26 @@ def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]
     return gf.header, gf.rows
 
 
+def game_name_of(path: Path, header: dict[str, Any] | None, rows: list[dict[str, Any]]) -> str:
+    """The game of the rows :func:`read_records` read (`agents.gamelog.GameFile.game_name`:
+    the header's ``game``, else a single record's own, else Last Will)."""
+    single = header is None and len(rows) == 1
+    return GameFile(path, header, rows, [], single=single).game_name
+
+
+def game_index(row: dict[str, Any], position: int) -> int:
+    """The index of a game row: its ``game`` field, or its position in the file when that is
+    not an integer (a play record may hold its game's name there, `agents.tableplay`)."""
+    index = row.get("game", position)
+    return index if type(index) is int else position
+
+
 def game_summary(row: dict[str, Any], position: int) -> dict[str, Any]:
     err = row.get("error")
     if err is not None and not isinstance(err, dict):
         err = {"message": str(err)}
     return {
-        "game": row.get("game", position),
+        "game": game_index(row, position),
         "deal": row.get("deal"),
         "deal_seed": row.get("deal_seed"),
         "seating": list(row.get("seating") or []),
@@ -153,6 +168,7 @@ class LogSource:
     mtime: float
     header: dict[str, Any] | None
     rows: list[dict[str, Any]]
+    game_name: str = DEFAULT_GAME  # the game of its rows (`agents.gamelog.GameFile.game_name`)
 
     @property
     def entrants(self) -> list[str]:
@@ -172,6 +188,7 @@ class LogSource:
             "kind": kind,
             "games": len(self.rows),
             "entrants": self.entrants,
+            "game": self.game_name,
         }
 
     def games(self, entrant: str | None = None, winner: str | None = None) -> dict[str, Any]:
@@ -189,14 +206,17 @@ class LogSource:
                 continue
             if winner is not None and row.get("winner_spec") != winner:
                 continue
-            out.append(game_summary(row, i))
+            summary = game_summary(row, i)
+            if self.game_name != DEFAULT_GAME:  # the game's own per-seat results (scores)
+                summary["scores"] = row.get("scores")
+            out.append(summary)
         return {"log": self.describe(), "entrant": entrant, "winner": winner, "games": out}
 
     def record(self, game: int) -> dict[str, Any]:
         for i, row in enumerate(self.rows):
-            if row.get("game", i) == game:
+            if game_index(row, i) == game:
                 return row
-        have = [r.get("game", i) for i, r in enumerate(self.rows)]
+        have = [game_index(r, i) for i, r in enumerate(self.rows)]
         raise ViewError(f"{self.path.name} has no game {game}", status=404, allowed=have)
 
 
@@ -215,6 +235,7 @@ class Sources:
         except OSError as e:
             raise ViewError(f"{path}: not a usable path ({e})") from None
         header, rows = read_records(p)
+        name = game_name_of(p, header, rows)
         try:
             mtime = p.stat().st_mtime
         except OSError as e:  # removed since it was read
@@ -222,10 +243,10 @@ class Sources:
         with self._lock:
             for src in self._by_id.values():
                 if src.path == p:
-                    src.header, src.rows, src.mtime = header, rows, mtime
+                    src.header, src.rows, src.mtime, src.game_name = header, rows, mtime, name
                     return src
             sid = str(len(self._by_id) + 1)
-            src = LogSource(sid, p, mtime, header, rows)
+            src = LogSource(sid, p, mtime, header, rows, name)
             self._by_id[sid] = src
             return src
 
@@ -375,10 +396,13 @@ class GameReplay:
 
 
 class ReplayCache:
-    """The last few :class:`GameReplay` objects, by (log id, game, log modification time)."""
+    """The last few :class:`GameReplay` objects, by (log id, game, log modification time).
+    A game other than Last Will is built by ``others(record, game_name, index, where)`` (the
+    server's :func:`agents.viewer.tablegame.build_replay`); without it, it is refused."""
 
-    def __init__(self, size: int = 6) -> None:
+    def __init__(self, size: int = 6, others: Any = None) -> None:
         self.size = size
+        self.others = others
         self._items: OrderedDict[tuple, GameReplay] = OrderedDict()
         self._lock = threading.Lock()
 
@@ -388,7 +412,13 @@ class ReplayCache:
             if key in self._items:
                 self._items.move_to_end(key)
                 return self._items[key]
-        rep = GameReplay.build(src.record(game), f"{src.path.name} game {game}")
+        where = f"{src.path.name} game {game}"
+        if src.game_name == DEFAULT_GAME:
+            rep = GameReplay.build(src.record(game), where)
+        elif self.others is not None:
+            rep = self.others(src.record(game), src.game_name, game, where)
+        else:
+            raise ViewError(f"{where} is a game of {src.game_name!r}; it has no pages here")
         with self._lock:
             self._items[key] = rep
             while len(self._items) > self.size:

@@ -12,11 +12,14 @@ for minutes.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from .. import gamelog
 
 MAX_BODY = 1 << 20
+# the name a live game is saved under (in the save folder: no folders)
+SAVE_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
 MAX_DEPTH = gamelog.MAX_DEPTH
 MAX_PATH = 4096
 ECHO = 120

@@ -10,6 +10,9 @@ A finished game is written to the save folder in the record format of ``lastwill
 arena row plus ``"type": "play"``), so the replay pages and ``lastwill replay`` open it; a game
 can also be saved mid-way (``lastwill play --load`` resumes it). A file is never overwritten.
 
+Another installed game (Money!) is played by :mod:`agents.viewer.tablelive` (``"game"`` in the
+setup); :class:`LiveSessions` holds the games of both kinds, which answer the same requests.
+
 Requests that cannot be honoured raise :class:`~agents.viewer.core.ViewError` and change
 nothing: an action that is not legal now, a move for a decision that has already been made
 (two clicks, two tabs), a move while the game is over, a bad setup.
@@ -17,13 +20,15 @@ nothing: an action that is not legal now, a move for a decision that has already
 
 from __future__ import annotations
 
-import re
 import secrets
 import threading
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from gamecore import DEFAULT_GAME, GameNotFound, game_names
+from gamecore import load_game as load_game_named
+from gamecore.plain import in_words
 from lastwill_env.engine import (
     GAME_OVER,
     NUM_ACTIONS,
@@ -57,10 +62,10 @@ from ..play import (
 from ..registry import PlayerSpecError, make_agent, resolve
 from ..timelimit import DEFAULT_MOVE_TIME_LIMIT, check_time_limit
 from .core import ViewError, frame
-from .limits import SEARCH_BUDGETS, over_budget, shown
+from .limits import SAVE_NAME_RE, SEARCH_BUDGETS, over_budget, shown
 
-NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$")
-SETUP_KEYS = ("seats", "seed", "starting_money", "board_spaces")
+NAME_RE = SAVE_NAME_RE
+SETUP_KEYS = ("game", "seats", "seed", "starting_money", "board_spaces")
 
 
 def write_record(game: PlayGame, path: Path) -> Path:
@@ -285,19 +290,19 @@ class LiveGame:
         }
 
 
-def check_budgets(seats: list[str]) -> None:
+def check_budgets(seats: list[str], game: Any = None) -> None:
     """Refuse (400) a seat whose built-in search player would think longer per move than
-    :data:`~agents.viewer.limits.SEARCH_BUDGETS` allows. Such a player is built (it is not
-    asked to move) to read its own settings; a spec that cannot be built is left to the game's
-    setup to report."""
+    :data:`~agents.viewer.limits.SEARCH_BUDGETS` allows in ``game`` (a `gamecore.Game`; None:
+    Last Will). Such a player is built (it is not asked to move) to read its own settings; a
+    spec that cannot be built is left to the game's setup to report."""
     for seat, spec in enumerate(seats):
         if spec == HUMAN:
             continue
         try:
-            entry, _, _ = resolve(spec)
+            entry, _, _ = resolve(spec, game)
             if entry.origin != "built-in" or entry.name not in SEARCH_BUDGETS:
                 continue
-            over = over_budget(entry.name, make_agent(spec, seed=0))
+            over = over_budget(entry.name, make_agent(spec, seed=0, game=game))
         except PlayerSpecError:
             continue
         if over is not None:
@@ -310,6 +315,20 @@ def check_budgets(seats: list[str]) -> None:
                 f"the viewer's live games: {caps} a move (each one given); ask for less",
                 allowed=SEARCH_BUDGETS,
             )
+
+
+def pick_game(name: Any) -> Any:
+    """The installed game a live setup names (`gamecore.load_game`); a 400 listing the games
+    for any other name."""
+    if not isinstance(name, str) or len(name) > 32:  # a long value is never echoed whole
+        raise ViewError(
+            f"game {shown(name)} is not a game name; choose one of {game_names()}",
+            allowed=game_names(),
+        )
+    try:
+        return load_game_named(name)
+    except GameNotFound as e:
+        raise ViewError(str(e), allowed=game_names()) from None
 
 
 class LiveSessions:
@@ -326,9 +345,16 @@ class LiveSessions:
         self._games: OrderedDict[str, LiveGame] = OrderedDict()
         self._lock = threading.Lock()
 
-    def _add(self, game: PlayGame) -> LiveGame:
+    def _add(self, game: Any) -> Any:
+        """Hold a new live game: a Last Will :class:`~agents.play.PlayGame`, or an
+        `agents.tableplay.TableGame` of another game (:mod:`agents.viewer.tablelive`)."""
+        from .tablelive import TableLive
+
         gid = secrets.token_hex(6)
-        live = LiveGame(gid, game, self.save_dir)
+        if isinstance(game, PlayGame):
+            live: Any = LiveGame(gid, game, self.save_dir)
+        else:
+            live = TableLive(gid, game, self.save_dir)
         with self._lock:
             self._games[gid] = live
             while len(self._games) > self.limit:
@@ -336,24 +362,33 @@ class LiveSessions:
         live.advance()
         return live
 
-    def create(self, body: Any) -> LiveGame:
-        """A new game from ``{"seats": [...], "seed", "starting_money", "board_spaces"}``:
+    def create(self, body: Any) -> Any:
+        """A new game from ``{"game", "seats": [...], "seed", "starting_money",
+        "board_spaces"}``: ``game`` names an installed game (Last Will when left out; another
+        game takes ``game``, ``seats`` and ``seed`` only, :mod:`agents.viewer.tablelive`);
         ``seats`` lists a spec per seat, exactly one of them ``"human"``."""
         if not isinstance(body, dict):
             raise ViewError("the request body must be a JSON object", allowed=list(SETUP_KEYS))
+        game = pick_game(body.get("game", DEFAULT_GAME))
+        if game.name != DEFAULT_GAME:
+            from .tablelive import new_table_live
+
+            table = new_table_live(game, body, self.move_time_limit, check_budgets)
+            return self._add(table)
         extra = sorted(set(body) - set(SETUP_KEYS))
         if extra:
             raise ViewError(f"unknown field(s) {extra}", allowed=list(SETUP_KEYS))
         seats = body.get("seats")
+        counts = list(game.player_counts)
         if (
             not isinstance(seats, list)
-            or not 2 <= len(seats) <= 5
+            or len(seats) not in counts
             or not all(isinstance(x, str) and x.strip() for x in seats)
         ):
             raise ViewError(
-                "'seats' must list 2, 3, 4 or 5 player specs, one per seat, exactly one of them "
-                f'{HUMAN!r}, e.g. ["human", "greedy", "planner"]',
-                allowed={"min": 2, "max": 5},
+                f"'seats' must list {in_words(counts)} player specs, one per seat, exactly one "
+                f'of them {HUMAN!r}, e.g. ["human", "greedy", "planner"]',
+                allowed={"min": min(counts), "max": max(counts)},
             )
         seats = [x.strip() for x in seats]
         humans = [i for i, x in enumerate(seats) if x == HUMAN]

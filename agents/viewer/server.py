@@ -7,13 +7,17 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
 - ``GET /`` the page; ``GET /static/...`` its script and style sheet (shipped in the package).
 - ``GET /api/meta``: versions, the player registry, the open logs, the save folder, the
   shipped policies, the default opponents of a live game (the strongest players) and the
-  players a seat may take (:func:`seat_choices`).
+  players a seat may take (:func:`seat_choices`); ``games``: each installed game with its
+  player counts, players and default opponents (:func:`game_choices`).
 - ``GET /api/catalogue``: every card, the plan boards, the names of decks and errand spaces.
 - ``GET /api/files``: the log and game files the server may open (see below).
 - ``GET /api/logs``; ``POST /api/logs {"path"}`` opens one of them.
 - ``GET /api/logs/{log}/games?entrant=SPEC&winner=SPEC``: the game list.
 - ``GET /api/logs/{log}/games/{game}?seat=all|S``: decisions (named as that view saw them),
-  money over the decisions, round starts, results.
+  money over the decisions, round starts, results. A game other than Last Will (the log's
+  ``game``, :mod:`agents.viewer.tablegame`) answers with its ``game_name`` and the moments of
+  that view (another seat's hidden moves one moment each); its frames are numbered by those
+  moments, and its analysis is refused (no policy of it is read here).
 - ``GET /api/logs/{log}/games/{game}/frames/{k}?seat=all|S``: the table before decision k.
 - ``GET /api/logs/{log}/games/{game}/analysis/{k}?seat=all|S&top=N``: what a ``ppo:PATH``
   seat's policy thought at decision k (probabilities, the value estimate and it read as a win
@@ -21,9 +25,12 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
   ones).
 - ``GET /api/logs/{log}/games/{game}/values?seat=all|S``: the policy's win chance at each of
   its seat's decisions (the seats that view may look into).
-- ``POST /api/live {"seats", "seed", "starting_money", "board_spaces"}``, or
+- ``POST /api/live {"game", "seats", "seed", "starting_money", "board_spaces"}`` (``game``:
+  an installed game, Last Will when left out; the last two are Last Will's), or
   ``{"resume": {"log", "game"}}``; ``GET /api/live/{id}``;
   ``POST /api/live/{id}/act {"action", "decision"}``; ``POST /api/live/{id}/save {"name"}``.
+  A live game other than Last Will (:mod:`agents.viewer.tablelive`) says its ``game``; its
+  ``decision`` counts the person's own decisions (nothing counts the others' hidden moves).
 
 The server serves only what it was given (:mod:`agents.viewer.files`): the files and folders
 it was started with, its save folder and the shipped examples; a path outside them is answered
@@ -57,12 +64,15 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from gamecore import DEFAULT_GAME, game_names, load_game
+
 from ..play import HUMAN
 from ..policyfiles import known_names
 from ..timelimit import DEFAULT_MOVE_TIME_LIMIT
 from . import EXAMPLES_DIR, STATIC_DIR, limits
 from .core import (
     ALL,
+    GameReplay,
     ReplayCache,
     Sources,
     ViewError,
@@ -74,6 +84,7 @@ from .core import (
 from .files import Roots
 from .guard import LOOPBACK_NAMES, TOKEN_PARAM, Guard, is_loopback, new_token
 from .live import LiveSessions
+from .tablegame import build_replay
 
 INT_RE = re.compile(r"-?[0-9]{1,18}")
 CSP = (
@@ -262,31 +273,39 @@ def shipped_policies() -> list[str]:
     return [f"ppo:{name}" for name in known_names()]
 
 
-def default_opponents() -> list[str]:
-    """The live page's opponents before anyone changes them: the strongest players
-    (docs/RESULTS.md), the shipped reference policy first, then the sprinter and the racer."""
+def default_opponents(game: str = DEFAULT_GAME) -> list[str]:
+    """The live page's opponents before anyone changes them: for Last Will the strongest
+    players (docs/RESULTS.md), the shipped reference policy first, then the sprinter and the
+    racer; for another game its default panel (`gamecore.Game.default_panel`)."""
+    if game != DEFAULT_GAME:
+        return list(load_game(game).default_panel)
     return ["ppo:reference", "sprinter", "racer"]
 
 
-def seat_choices() -> list[dict[str, str]]:
-    """The players the Play tab offers for a seat, each ``{"spec", "label", "group"}``: the
-    person, every registered player but ``ppo`` and the search players (group ``bots``), the
-    lab's policies (``policies``), then the search players at their default budgets, within
-    :data:`~agents.viewer.limits.SEARCH_BUDGETS` (``search``)."""
+def seat_choices(game: str = DEFAULT_GAME) -> list[dict[str, str]]:
+    """The players the Play tab offers for a seat of ``game``, each ``{"spec", "label",
+    "group"}``: the person, every registered player of that game but ``ppo`` and the search
+    players (group ``bots``), the lab's policies (``policies``, Last Will's), then the search
+    players at their default budgets, within :data:`~agents.viewer.limits.SEARCH_BUDGETS`
+    (``search``; for another game only ``mc``: ``mcts`` needs a policy of the game)."""
     from ..mcts import DEFAULT_SIMS
     from ..registry import entries
     from ..search import MCAgent
 
+    lastwill = game == DEFAULT_GAME
     mc = {k: p.default for k, p in inspect.signature(MCAgent).parameters.items()}
     search = {
         "mcts": ("mcts:policy=reference", f"search over the reference, {DEFAULT_SIMS} simulations"),
         "mc": ("mc", f"flat Monte-Carlo, {mc['rollouts']} rollouts of up to {mc['cands']} moves"),
     }
     out = [{"spec": HUMAN, "label": "human (you)", "group": "you"}]
-    bots = [e for e in entries() if e.name not in ("ppo", *search)]
+    bots = [e for e in entries(game) if e.name not in ("ppo", *search)]
     for e in bots:
         what = e.summary.removeprefix(f"{e.name}: ")
         out.append({"spec": e.name, "label": f"{e.name} ({what})", "group": "bots"})
+    if not lastwill:
+        spec, what = search["mc"]
+        return out + [{"spec": spec, "label": f"{spec} ({what})", "group": "search"}]
     for spec in shipped_policies():
         shipped = spec == "ppo:reference"
         what = "the shipped reference" if shipped else "an earlier policy, policies/INDEX.md"
@@ -296,13 +315,35 @@ def seat_choices() -> list[dict[str, str]]:
     return out
 
 
+def game_choices() -> list[dict[str, Any]]:
+    """The games the Play tab offers (Last Will first), each with its player counts, its
+    default count, the players a seat may take and the default opponents, and the setup fields
+    only it takes (``options``)."""
+    out = []
+    for name in sorted(game_names(), key=lambda g: (g != DEFAULT_GAME, g)):
+        game = load_game(name)
+        counts = list(game.player_counts)
+        out.append(
+            {
+                "name": name,
+                "title": game.title,
+                "player_counts": counts,
+                "default_players": 4 if 4 in counts else counts[0],
+                "seat_choices": seat_choices(name),
+                "default_opponents": default_opponents(name),
+                "options": ["starting_money", "board_spaces"] if name == DEFAULT_GAME else [],
+            }
+        )
+    return out
+
+
 class Viewer:
     """What one server holds (the open logs, the replay cache, the live games, the served
     files) and its request handlers, one method per route (:meth:`routes`)."""
 
     def __init__(self, paths: Any, save_dir: str | Path, move_time_limit: float) -> None:
         self.sources = Sources()
-        self.cache = ReplayCache()
+        self.cache = ReplayCache(others=build_replay)
         self.save = Path(save_dir)
         try:  # outside agents in live games play under it (agents.timelimit)
             self.sessions = LiveSessions(self.save, move_time_limit=move_time_limit)
@@ -350,6 +391,7 @@ class Viewer:
             "policies": shipped_policies(),
             "default_opponents": default_opponents(),
             "seat_choices": seat_choices(),
+            "games": game_choices(),
         }
 
     def files(self, request: Request) -> dict[str, Any]:
@@ -398,6 +440,11 @@ class Viewer:
         q = _query(request, ("seat", "top"))
         src, rep = self._replay(request)
         viewer = parse_view(q.get("seat"), rep.n)
+        if not isinstance(rep, GameReplay):
+            raise ViewError(
+                f"the policy panel reads Last Will policies only; this is a game of "
+                f"{src.game_name!r}"
+            )
         top = _int(q.get("top", "5"), "top")
         k = _int(request.path_params["k"], "decision")
         return analyse(rep, k, viewer, top=top, log_dir=src.path.parent)
@@ -406,6 +453,8 @@ class Viewer:
         q = _query(request, ("seat",))
         src, rep = self._replay(request)
         viewer = parse_view(q.get("seat"), rep.n)
+        if not isinstance(rep, GameReplay):  # no policy of another game is read here
+            return {"view": ALL if viewer is None else viewer, "seats": {}}
         return value_series(rep, viewer, log_dir=src.path.parent)
 
     # -- live games --------------------------------------------------------------------------
@@ -428,6 +477,11 @@ class Viewer:
         if type(r["game"]) is not int:
             raise ViewError(f"'game' must be an integer, got {r['game']!r}")
         record = src.record(r["game"])  # 404 when there is no such game
+        if src.game_name != DEFAULT_GAME:
+            raise ViewError(
+                f"{src.path.name} is a game of {src.game_name!r}; only a saved Last Will game "
+                f"can be continued here (start a new game in the Play tab)"
+            )
         if src.describe()["kind"] != "game file":
             raise ViewError(
                 f"{src.path.name} is an arena log; only a saved play game (one game file) "

@@ -1,4 +1,5 @@
-// Last Will viewer: replays, the policy's view of a decision, and live play.
+// Last Will viewer: replays, the policy's view of a decision, and live play; games other than
+// Last Will (Money!) get their own pictures (the server's "game_name" / "game" picks them).
 // Plain JavaScript, no libraries; talks only to the server that served it (/api/...).
 "use strict";
 
@@ -20,6 +21,7 @@ const S = {
   live: null,         // live game snapshot
   values: null,       // /api/logs/{log}/games/{game}/values: the policy's estimates
   valueSeq: 0,
+  setupGame: null,    // the Play tab's game
 };
 
 // ------------------------------------------------------------------------------------------
@@ -425,10 +427,13 @@ async function loadGames() {
   const data = await api(`/api/logs/${S.log}/games?${q}`);
   if (seq !== S.listSeq) return;  // the filters or the log changed meanwhile
   S.games = data.games;
+  const info = S.logs.find((l) => l.id === S.log);
+  $("game-list").querySelector("thead th:nth-child(2)").textContent = info && isTableGame(info.game)
+    ? "seats and final score (winner bold)" : "seats and final money (winner bold)";
   const body = $("game-list").querySelector("tbody");
   body.replaceChildren(...S.games.map((g) => {
     const seats = g.seating.map((sp, i) => h("div", {class: "gseat" + (g.winner === i ? " win" : ""), title: sp},
-      h("span", {text: `P${i} ${shortSpec(sp)}`}), h("span", {class: "gm", text: g.money ? money(g.money[i]) : ""})));
+      h("span", {text: `P${i} ${shortSpec(sp)}`}), h("span", {class: "gm", text: g.money ? money(g.money[i]) : (g.scores ? String(g.scores[i]) : "")})));
     const note = g.error ? h("div", {class: "muted", text: `error: ${g.error.message}`}) : (g.finished ? null : h("div", {class: "muted", text: "unfinished"}));
     const tr = h("tr", {class: g.error ? "game err" : "game", "data-game": g.game, title: g.error ? g.error.message : `game ${g.game}: ${g.decisions} decisions`},
       h("td", {text: g.game}), h("td", null, seats, note), h("td", {text: g.rounds ?? "-"}));
@@ -457,10 +462,13 @@ async function openGame(gameId, k) {
   for (const tr of $("game-list").querySelectorAll("tr.game")) tr.classList.toggle("sel", Number(tr.dataset.game) === gameId);
 }
 
-async function loadGame(k) {
+async function loadGame(k, fromView) {
+  // fromView: k is a decision of the view shown so far (the view is being switched)
   const seq = ++S.gameSeq;
   const g = await api(`/api/logs/${S.log}/games/${S.gameId}?seat=${viewParam()}`);
   if (seq !== S.gameSeq) return;  // another game (or view) was asked for meanwhile
+  if (isTableGame(g.game_name)) return loadTableGame(g, k, fromView);
+  setLastWillBoxes(true);
   S.game = g;
   $("empty-game").hidden = true;
   $("game-view").hidden = false;
@@ -526,6 +534,7 @@ async function step(k) {
   if (!S.game) return;
   k = Math.max(0, Math.min(S.game.total, k));
   S.k = k;
+  if (isTableGame(S.game.game_name)) return stepTable(k);
   const g = S.game;
   $("slider").value = String(k);
   $("pos").textContent = k < g.total ? `decision ${k + 1} of ${g.total}` : `end (after ${g.total} decisions)`;
@@ -627,10 +636,241 @@ function prevRound() {
 }
 
 // ------------------------------------------------------------------------------------------
+// games other than Last Will (Money!): the server draws every picture from the watched seat's
+// own view (agents/viewer/tablegame.py); a game without a board of its own shows its text only
+
+const LASTWILL = "lastwill";
+
+function isTableGame(name) {
+  return !!name && name !== LASTWILL;
+}
+
+function gameInfo(name) {
+  const games = (S.meta && S.meta.games) || [];
+  return games.find((g) => g.name === name) || games[0] ||
+    {name: LASTWILL, title: "Last Will", player_counts: [2, 3, 4, 5], default_players: 4, options: []};
+}
+
+function mcard(c, extra) {
+  const cls = ["mcard", c.kind === "note" ? `cur-${c.currency}` : c.kind];
+  if (extra) cls.push(extra);
+  return h("span", {class: cls.join(" "), "data-card": c.label, "data-card-id-money": c.id, text: c.label});
+}
+
+function mcards(list, mark) {
+  if (!list || !list.length) return h("span", {class: "muted", text: "nothing"});
+  const marked = new Set((mark || []).map((c) => c.id));
+  return list.map((c) => mcard(c, marked.has(c.id) ? "inbid" : null));
+}
+
+function ids(cards) {
+  return cards.map((c) => c.id).join(",");
+}
+
+function mgroup(title, g, testid) {
+  return h("div", {class: "group", "data-testid": testid}, h("h4", {text: title}),
+    h("div", {class: "slots"}, mcards(g.cards)), h("div", {class: "mval", text: `value ${g.value}`}));
+}
+
+function moneyHead(b, seats) {
+  const nm = (s) => (s === null || s === undefined ? "-" : seatName(seats, s));
+  const turn = b.over ? "game over" : `${b.phase_name} · ${nm(b.to_act)} to act`;
+  return h("div", {class: "strip"},
+    h("div", {class: "head", "data-testid": "phase",
+      text: `Money! round ${b.round}${b.last_round ? " (the last round)" : ""} · ${turn}`}),
+    h("span", null, "first bidder ", h("b", null, nm(b.first_bidder))),
+    h("span", {"data-testid": "m-pile"}, "pile ", h("b", null, plural(b.pile, "card"))),
+    b.order.length ? h("span", {"data-testid": "m-order"}, "still to act: ", b.order.map((s) => seatMark(s))) : null);
+}
+
+function moneyResults(b, seats) {
+  const rows = b.results.slice().sort((x, y) => x.place - y.place || x.seat - y.seat);
+  return h("div", {class: "results", "data-testid": "m-results"},
+    h("table", null, h("tr", null, ["place", "seat", "score"].map((t) => h("th", {text: t}))),
+      rows.map((r) => h("tr", {"data-seat": r.seat},
+        h("td", {text: `${r.place}${r.shared ? " (shared)" : ""}`}),
+        h("td", {text: seatName(seats, r.seat)}), h("td", {text: r.score})))));
+}
+
+function moneyBids(b, seats) {
+  // the bids as revealed this round, and what lies on the table now (the exchange phase)
+  return h("div", {class: "group", "data-testid": "m-bids"}, h("h4", {text: "Bids revealed this round"}),
+    b.seats.map((s) => h("div", {class: "mbid", "data-seat": s.seat}, seatMark(s.seat), " ",
+      s.revealed.cards.length ? mcards(s.revealed.cards) : h("span", {class: "muted", text: s.bluffed ? "the bluff only: sits out" : "no bid"}),
+      s.revealed.cards.length ? ` value ${s.revealed.value}${s.bluffed ? " + bluff" : ""}` : "",
+      s.acted ? h("span", {class: "muted", text: " · acted"}) : (s.table.cards.length && ids(s.table.cards) !== ids(s.revealed.cards)
+        ? h("span", null, " · now holds ", mcards(s.table.cards)) : null))));
+}
+
+function moneySeat(s, b, fr, seats) {
+  const parts = [];
+  if (s.final_hand) parts.push(h("div", {class: "hand", "data-testid": "m-hand", "data-seat": s.seat}, h("span", {class: "lbl", text: "hand"}), mcards(s.final_hand)));
+  else if (s.hand) {
+    parts.push(h("div", {class: "hand", "data-testid": "m-hand", "data-seat": s.seat}, h("span", {class: "lbl", text: "hand"}), mcards(s.hand, s.bid)));
+    if (s.bid) parts.push(h("div", {"data-testid": "m-bid", "data-seat": s.seat}, h("span", {class: "lbl", text: "hidden bid"}),
+      s.bid.length ? mcards(s.bid) : h("span", {class: "muted", text: "nothing yet"})));
+  } else {
+    parts.push(h("div", {class: "hand", "data-testid": "m-hand", "data-seat": s.seat}, h("span", {class: "lbl", text: "hand"}),
+      h("span", {class: "hidden-hand", text: `${plural(s.hand_size, "card")}, hidden; known: `}), mcards(s.known)));
+  }
+  const res = b.results ? b.results.find((r) => r.seat === s.seat) : null;
+  const me = fr.view === s.seat ? " (view)" : "";
+  return h("div", {class: `player b${s.seat}` + (b.to_act === s.seat ? " acting" : ""), "data-testid": "m-seat", "data-seat": s.seat},
+    h("div", {class: "ph"}, h("span", {class: "pname", title: s.name, text: seatName(seats, s.seat) + me}),
+      res ? h("span", {class: "money", text: String(res.score)}) : null),
+    h("div", {class: "facts", text: `${plural(s.hand_size, "card")} in hand` + (res ? ` · place ${res.place}${res.shared ? " (shared)" : ""}` : "")}),
+    parts);
+}
+
+function renderMoney(fr, seats, root) {
+  const b = fr.board;
+  root.append(moneyHead(b, seats));
+  if (b.results) root.append(moneyResults(b, seats));
+  root.append(h("div", {class: "row"}, mgroup("Right group", b.right, "m-right"), mgroup("Left group", b.left, "m-left")));
+  if (b.phase_name === "exchange") root.append(h("div", {class: "row"}, moneyBids(b, seats)));
+  root.append(h("div", {class: "players"}, b.seats.map((s) => moneySeat(s, b, fr, seats))));
+}
+
+function renderTableFrame(fr, seats, root) {
+  // the picture of a game other than Last Will: its board when it has one, and its text
+  root.replaceChildren();
+  if (fr.board && fr.game_name === "money") renderMoney(fr, seats, root);
+  root.append(h("details", {class: "more", open: fr.board ? null : true},
+    h("summary", {text: "as text"}), h("pre", {class: "vtext", "data-testid": "view-text", text: fr.text})));
+}
+
+function entryItem(d, onclick) {
+  return h("li", {"data-k": d.k, value: d.k + 1, onclick, class: d.hidden ? "hiddenmove" : null,
+    title: d.change.join("\n")},
+  h("span", {class: "r", text: d.round === null ? "" : `R${d.round}`}), seatMark(d.seat), " ", d.name,
+  d.change.length ? h("div", {class: "chg", text: d.change.join(" · ")}) : null);
+}
+
+function setLastWillBoxes(shown) {
+  for (const id of ["chart-box", "policy-box", "value-box"]) $(id).hidden = !shown;
+}
+
+function sameMoment(old, g, k) {
+  // switching the view of a game other than Last Will keeps the round and phase (the views
+  // number their moments differently: another seat's hidden moves are one moment)
+  if (!old || old.game_name !== g.game_name || old.game !== g.game) return Math.min(k, g.total);
+  if (k >= old.total) return g.total;
+  const d = old.decisions[k];
+  const same = g.decisions.find((e) => e.round === d.round && e.phase === d.phase) ||
+    g.decisions.find((e) => e.round === d.round);
+  return same ? same.k : Math.min(k, g.total);
+}
+
+async function loadTableGame(g, k, fromView) {
+  const old = S.game;
+  g.log = S.log;
+  S.game = g;
+  $("empty-game").hidden = true;
+  $("game-view").hidden = false;
+  $("game-title").textContent = `Game ${g.game} · ${g.title} · ${g.num_players} players · deal seed ${g.deal_seed} · ` +
+    `${plural(g.total, "decision")} in this view` + (g.finished ? "" : " · unfinished");
+  const vs = $("view-seat");
+  vs.replaceChildren(...g.seats.map((s) => h("option", {value: s.seat, text: seatName(g.seats, s.seat)})));
+  vs.value = String(S.seat);
+  vs.disabled = S.omni;
+  $("omniscient").checked = S.omni;
+  $("continue-play").hidden = true;
+  $("slider").max = String(g.total);
+  setLastWillBoxes(false);
+  $("dec-list").replaceChildren(...g.decisions.map((d) => entryItem(d, () => go(d.k))));
+  S.values = null;
+  const from = fromView && old && old.log === g.log ? old : null;
+  await step(sameMoment(from, g, Math.max(0, k || 0)));
+}
+
+async function stepTable(k) {
+  const g = S.game;
+  $("slider").value = String(k);
+  $("pos").textContent = k < g.total ? `decision ${k + 1} of ${g.total}` : `end (after ${g.total} decisions)`;
+  $("pos").dataset.k = String(k);
+  const d = g.decisions[k];
+  $("decision-line").replaceChildren(d
+    ? h("span", null, "next: ", seatMark(d.seat, seatName(g.seats, d.seat)), " ", h("b", {"data-testid": "decision-name", text: d.name}),
+      h("span", {class: "muted", text: ` (${d.phase || "-"}, round ${d.round})`}),
+      d.change.length ? h("div", {class: "chg", "data-testid": "decision-change", text: d.change.join(" · ")}) : null)
+    : h("span", {class: "muted", text: g.finished ? "the game is over" : "the record ends here (unfinished game)"}));
+  for (const li of $("dec-list").querySelectorAll("li.cur")) li.classList.remove("cur");
+  const li = $("dec-list").querySelector(`li[data-k="${k}"]`);
+  if (li) { li.classList.add("cur"); li.scrollIntoView({block: "nearest"}); }
+  if (location.hash !== fragmentFor(k)) history.replaceState(null, "", fragmentFor(k));
+  const seq = ++S.frameSeq;
+  const where = `${S.log}:${S.gameId}`;
+  const fr = await api(`/api/logs/${S.log}/games/${S.gameId}/frames/${k}?seat=${viewParam()}`);
+  if (seq !== S.frameSeq) return;
+  renderTableFrame(fr, g.seats, $("table"));
+  $("table").dataset.k = String(k);
+  $("table").dataset.game = where;
+}
+
+function showTableLive(snap) {
+  S.live = snap;
+  $("setup").hidden = true;
+  $("live").hidden = false;
+  const names = snap.seats.map((s) => seatName(snap.seats, s.seat));
+  $("live-title").textContent = `Live game · ${snap.title} · ${snap.seats.length} players · you are ${names[snap.human_seat]}` +
+    (snap.deal_seed !== null ? ` · deal seed ${snap.deal_seed}` : "");
+  const b = snap.frame.board;
+  const turn = $("live-turn");
+  if (snap.over) turn.textContent = "The game is over.";
+  else turn.textContent = snap.your_turn ? `Your turn${b ? ` (${b.phase_name})` : ""}: choose one of ${snap.choices.length} (or press its number)` : "waiting…";
+  $("choices").replaceChildren(...snap.choices.map((c, i) => h("button", {type: "button", "data-action": c.action, title: c.name,
+    onclick: () => liveAct(c.action)}, h("b", {text: `${i + 1}.`}), " ", c.label)));
+  renderTableFrame(snap.frame, snap.seats, $("live-table"));
+  $("live-table").dataset.k = String(snap.decision);
+  $("live-chart-box").hidden = true;
+  const decs = $("live-decs");
+  decs.replaceChildren(...snap.decisions.map((d) => entryItem(d, null)));
+  if (decs.lastChild) decs.lastChild.scrollIntoView({block: "nearest"});
+  const end = $("live-end");
+  end.hidden = !snap.over && !snap.problems.length;
+  end.replaceChildren();
+  if (snap.problems.length) end.append(h("div", null, snap.problems.map((p) => h("div", {text: p}))));
+  if (snap.over && snap.record) {
+    end.append(h("div", null, `Record saved: ${snap.record} `,
+      h("button", {type: "button", "data-testid": "open-replay", onclick: () => openSaved(snap.record)}, "Open as replay")));
+  }
+}
+
+function onChoiceKey(ev) {
+  // 1-9 picks that move of a game other than Last Will on the Play tab
+  if ($("play-pane").hidden || !S.live || !isTableGame(S.live.game) || !S.live.your_turn) return;
+  const t = ev.target;
+  if (t && (t.tagName === "INPUT" || t.tagName === "SELECT" || t.tagName === "TEXTAREA")) return;
+  if (!/^[1-9]$/.test(ev.key)) return;
+  const b = $("choices").querySelectorAll("button")[Number(ev.key) - 1];
+  if (b && !b.disabled) { ev.preventDefault(); b.click(); }
+}
+
+function setupGame() {
+  // the Play tab's game: its player counts, its setup fields and its players
+  const info = gameInfo($("setup-game").value);
+  const nsel = $("setup-n");
+  const keep = Number(nsel.value);
+  if (S.setupGame !== info.name) {
+    const n = info.player_counts.includes(keep) ? keep : info.default_players;
+    nsel.replaceChildren(...info.player_counts.map((c) => h("option", {value: c, text: c})));
+    nsel.value = String(n);
+    $("setup-seats").replaceChildren();  // another game: its own players
+    S.setupGame = info.name;
+  }
+  for (const el of document.querySelectorAll("#setup [data-option]")) el.hidden = !info.options.includes(el.dataset.option);
+  for (const el of document.querySelectorAll("#setup [data-for-game]")) {
+    el.hidden = (el.dataset.forGame === LASTWILL) !== !isTableGame(info.name);
+  }
+  setupSeats();
+}
+
+// ------------------------------------------------------------------------------------------
 // live play
 
 // the opponents before anyone changes them: the strongest players (the server's list)
 function defaultOpponents() {
+  if (isTableGame(S.setupGame)) return gameInfo(S.setupGame).default_opponents;
   const d = (S.meta && S.meta.default_opponents) || [];
   return d.length ? d : ["sprinter", "racer"];
 }
@@ -664,7 +904,7 @@ function setupSeats() {
   const n = Number($("setup-n").value);
   const box = $("setup-seats");
   const old = [...box.querySelectorAll(".seat-row select")].map((_, i) => seatSpec(i));
-  const choices = S.meta.seat_choices || [];
+  const choices = (isTableGame(S.setupGame) ? gameInfo(S.setupGame).seat_choices : S.meta.seat_choices) || [];
   const opp = defaultOpponents();
   box.replaceChildren(...Array.from({length: n}, (_, i) =>
     seatRow(i, old[i] !== undefined ? old[i] : (i === 0 ? "human" : opp[(i - 1) % opp.length]), choices)));
@@ -673,11 +913,16 @@ function setupSeats() {
 async function startLive(ev) {
   ev.preventDefault();
   const seats = [...$("setup-seats").querySelectorAll(".seat-row select")].map((_, i) => seatSpec(i));
-  const body = {seats, board_spaces: Number($("setup-spaces").value)};
   const seed = $("setup-seed").value.trim();
-  body.seed = seed === "" ? null : Number(seed);
-  const m = $("setup-money").value;
-  body.starting_money = /^\d+$/.test(m) ? Number(m) : m;
+  let body;
+  if (isTableGame(S.setupGame)) {
+    body = {game: S.setupGame, seats, seed: seed === "" ? null : Number(seed)};
+  } else {
+    body = {seats, board_spaces: Number($("setup-spaces").value)};
+    body.seed = seed === "" ? null : Number(seed);
+    const m = $("setup-money").value;
+    body.starting_money = /^\d+$/.test(m) ? Number(m) : m;
+  }
   status("dealing…");
   try {
     showLive(await api("/api/live", body));
@@ -686,6 +931,8 @@ async function startLive(ev) {
 }
 
 function showLive(snap) {
+  if (isTableGame(snap.game)) { showTableLive(snap); return; }
+  $("live-chart-box").hidden = false;
   S.live = snap;
   $("setup").hidden = true;
   $("live").hidden = false;
@@ -830,20 +1077,24 @@ async function main() {
   $("b-prev-round").addEventListener("click", prevRound);
   $("b-next-round").addEventListener("click", nextRound);
   $("slider").addEventListener("input", () => go(Number($("slider").value)));
-  $("view-seat").addEventListener("change", () => { S.seat = Number($("view-seat").value); loadGame(S.k).catch(fail); });
-  $("omniscient").addEventListener("change", () => { S.omni = $("omniscient").checked; loadGame(S.k).catch(fail); });
+  $("view-seat").addEventListener("change", () => { S.seat = Number($("view-seat").value); loadGame(S.k, true).catch(fail); });
+  $("omniscient").addEventListener("change", () => { S.omni = $("omniscient").checked; loadGame(S.k, true).catch(fail); });
   $("continue-play").addEventListener("click", continuePlay);
   document.addEventListener("keydown", onKey);
+  document.addEventListener("keydown", onChoiceKey);
   document.addEventListener("click", onCardClick);
   document.addEventListener("keydown", (ev) => {
     if (ev.key === "Escape") $("card-info").hidden = true;
     else if (ev.key === "Enter" && ev.target && ev.target.dataset && ev.target.dataset.cardId) onCardClick(ev);
   });
+  $("setup-game").replaceChildren(...(S.meta.games || [{name: LASTWILL, title: "Last Will"}]).map((g) =>
+    h("option", {value: g.name, text: g.title})));
+  $("setup-game").addEventListener("change", setupGame);
   $("setup-n").addEventListener("change", setupSeats);
   $("setup").addEventListener("submit", startLive);
   $("save-form").addEventListener("submit", saveLive);
   $("live-new").addEventListener("click", () => { $("live").hidden = true; $("setup").hidden = false; S.live = null; });
-  setupSeats();
+  setupGame();
   fillOpenFiles().catch(fail);
 
   fillLogSelect();
