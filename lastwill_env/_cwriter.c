@@ -5,24 +5,25 @@
    GameState in C. sparse.py stays the definition: it loads this module when it was built,
    hands it the layout (`configure`) and falls back to its own Python writer otherwise; the
    tests compare the two entry for entry. Nothing here defines the layout: every offset, the
-   clip limits, the phase numbers and the plans' errand boys come from `configure`; the scales
-   are the ones sparse.py writes (docs in lastwill_env.obs_layout), pinned by those tests.
+   clip limits and the draw phase come from `configure` (sparse.py's `_c_layout()`), with the
+   view rules' constants of lastwill_env/engine/view.py's `_c_consts()`; the scales are the ones
+   sparse.py writes (docs in lastwill_env.obs_layout), pinned by those tests. What a seat sees
+   (the errand boys still to place, the actions shown, ...) follows the rules of
+   lastwill_env/_lwview.h, the header the compiled view (engine/_cview.c) shares.
 
    Functions:
-     configure(layout: dict)          offsets, phases and the plans' errand boys (sparse.py)
+     configure(layout: dict)          offsets and the view rules' constants (sparse.py)
      entries(state, seat, ordered, empty) -> (indices, values)
                                       `empty` is numpy.empty; indices intp, values float32
      dense(state, seat, out)          zero the float32 buffer `out` and write the entries
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h> /* PyMemberDef (in Python.h itself from 3.12) */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_N 5
-#define MAX_PLANS 16
+#include "_lwview.h" /* the view rules and constants shared with engine/_cview.c */
 
 typedef struct {
     long np_, round, final, phase, to_act, start, actions;
@@ -32,10 +33,8 @@ typedef struct {
     long supply, discards, hidden, box, jokers, market, opera, ext_err, blocked, using_;
     long known0, num_cards, seats, size;
     double high, low;
-    long turn_phase, breed_phase, draw_phase, errand_phase, unknown_phase, game_over;
-    long min_n, max_n;
-    long boys[MAX_N + 1][MAX_PLANS]; /* errand boys per player count and plan index */
-    long nplans[MAX_N + 1];
+    long draw_phase;
+    LWRules R; /* view.py's `_c_consts()` */
     int ready;
 } Layout;
 
@@ -85,9 +84,6 @@ static void work_put(Work *w) {
    every call site passes a literal). For an object of exactly the configured state type
    (GameState, whose attributes are __slots__), the slot's offset is found once from the type's
    member descriptor and the slot is read directly; for anything else, PyObject_GetAttr. */
-#ifndef Py_T_OBJECT_EX
-#define Py_T_OBJECT_EX 16
-#endif
 #define MAX_NAMES 64
 static const char *NAME_KEYS[MAX_NAMES];
 static PyObject *NAME_OBJS[MAX_NAMES];
@@ -96,19 +92,7 @@ static int NAME_COUNT = 0;
 static PyTypeObject *STATE_TYPE = NULL;
 
 static Py_ssize_t slot_offset(PyObject *key) {
-    if (STATE_TYPE == NULL) return -1;
-    PyObject *descr = PyObject_GetAttr((PyObject *)STATE_TYPE, key); /* the class's descriptor */
-    if (descr == NULL) {
-        PyErr_Clear();
-        return -1;
-    }
-    Py_ssize_t offset = -1;
-    if (Py_TYPE(descr) == &PyMemberDescr_Type) {
-        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
-        if (m->type == Py_T_OBJECT_EX) offset = m->offset;
-    }
-    Py_DECREF(descr);
-    return offset;
+    return STATE_TYPE == NULL ? -1 : lw_slot_offset(STATE_TYPE, key);
 }
 
 static PyObject *getattr_named(PyObject *obj, const char *name) {
@@ -196,8 +180,6 @@ static int push_v(Buf *b, long i, double v) {
 
 static double clip(double x) { return x > L.high ? L.high : (x < L.low ? L.low : x); }
 
-static long mod(long a, long n) { return ((a % n) + n) % n; }
-
 #define TRY(x) \
     do {               \
         if ((x) < 0) goto fail; \
@@ -226,7 +208,7 @@ static int shared(Buf *b, PyObject *s, long n, long phase) {
     /* _head */
     TRY(get_long(s, "round", &rnd));
     TRY(get_truth(s, "final", &final));
-    if (L.turn_phase <= phase && phase <= L.breed_phase) TRY(get_long(s, "actions", &actions));
+    if (lw_in(L.R.actions, phase)) TRY(get_long(s, "actions", &actions)); /* actions_left */
     TRY(push_on(b, L.np_ + n - 2));
     TRY(push_on(b, L.round + rnd - 1));
     if (final) TRY(push_on(b, L.final));
@@ -272,7 +254,7 @@ static int shared(Buf *b, PyObject *s, long n, long phase) {
         PyObject *board = PySequence_Fast(PySequence_Fast_GET_ITEM(boards, p), "board");
         if (board == NULL) goto fail;
         for (Py_ssize_t j = 0; j < PySequence_Fast_GET_SIZE(board); j++) {
-            long c, u, f, st, pr;
+            long c = 0, u, f, st, pr;
             if (item_long(board, j, &c) < 0 || c < 0 || c >= ncards) {
                 if (!PyErr_Occurred())
                     PyErr_Format(PyExc_ValueError, "state: board card %ld out of range", c);
@@ -336,7 +318,9 @@ static int shared(Buf *b, PyObject *s, long n, long phase) {
         if (d < PySequence_Fast_GET_SIZE(hidden)) TRY(item_long(hidden, d, &skip));
         PyObject *pile = PySequence_Fast(PySequence_Fast_GET_ITEM(piles, d), "pile");
         if (pile == NULL) goto fail;
-        int r = push_cards(b, pile, skip < 0 ? 0 : skip, L.discards);
+        /* face_up_discards: pile[hidden[d]:] */
+        int r = push_cards(b, pile, lw_slice_start(skip, PySequence_Fast_GET_SIZE(pile)),
+                           L.discards);
         Py_DECREF(pile);
         TRY(r);
     }
@@ -379,42 +363,17 @@ fail:
     return ok;
 }
 
-/* _boys_left(state): errand boys still to place per absolute seat */
+/* view.py's `errand_boys_left(state)`: per absolute seat (_lwview.h) */
 static int boys_left(PyObject *s, long n, long phase, long *boys) {
-    for (long p = 0; p < n; p++) boys[p] = 0;
-    if (L.errand_phase <= phase && phase <= L.unknown_phase) {
-        long from;
-        if (get_long(s, "errand_i", &from) < 0) return -1;
-        PyObject *seq = get_seq(s, "errand_seq");
-        if (seq == NULL) return -1;
-        for (Py_ssize_t j = from < 0 ? 0 : from; j < PySequence_Fast_GET_SIZE(seq); j++) {
-            long p;
-            if (item_long(seq, j, &p) < 0) {
-                Py_DECREF(seq);
-                return -1;
-            }
-            if (0 <= p && p < n) boys[p]++;
-        }
-        Py_DECREF(seq);
-    } else if (phase < L.errand_phase) {
-        PyObject *plans = get_seq(s, "plans");
-        if (plans == NULL) return -1;
-        for (long p = 0; p < n && p < PySequence_Fast_GET_SIZE(plans); p++) {
-            long k;
-            if (item_long(plans, p, &k) < 0) {
-                Py_DECREF(plans);
-                return -1;
-            }
-            if (k >= L.nplans[n]) {
-                Py_DECREF(plans);
-                PyErr_Format(PyExc_ValueError, "state: plan %ld out of range", k);
-                return -1;
-            }
-            boys[p] = k >= 0 ? L.boys[n][k] : 0;
-        }
-        Py_DECREF(plans);
-    }
-    return 0;
+    long from;
+    if (get_long(s, "errand_i", &from) < 0) return -1;
+    PyObject *seq = getattr_named(s, "errand_seq"), *plans = NULL;
+    int r = -1;
+    if (seq != NULL && (plans = getattr_named(s, "plans")) != NULL)
+        r = lw_boys_left(&L.R, n, phase, seq, from, plans, boys);
+    Py_XDECREF(seq);
+    Py_XDECREF(plans);
+    return r;
 }
 
 /* the observer's pieces (state_entries after shared_entries, same order) */
@@ -428,10 +387,11 @@ static int own(Buf *b, PyObject *s, long seat, long n, long phase) {
     TRY(get_long(s, "cur", &cur));
     TRY(get_long(s, "start", &start));
     /* _turn */
-    if (phase != L.game_over) TRY(push_on(b, L.to_act + mod(cur - seat, n)));
-    TRY(push_on(b, L.start + mod(start - seat, n)));
+    long to_act = lw_to_act(&L.R, phase, cur, seat, n);
+    if (to_act >= 0) TRY(push_on(b, L.to_act + to_act));
+    TRY(push_on(b, L.start + lw_mod(start - seat, n)));
     for (long p = 0; p < n; p++) pos[p] = -1;
-    if (phase >= L.errand_phase) {
+    if (lw_in(L.R.order, phase)) { /* plan_order_known */
         if ((order = get_seq(s, "order")) == NULL) goto fail;
         for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(order); i++) {
             long p;
@@ -487,7 +447,7 @@ static int own(Buf *b, PyObject *s, long seat, long n, long phase) {
         Py_DECREF(hand);
         TRY(r2);
     }
-    if (cur == seat) {
+    if (lw_keeps_shown(cur, seat)) {
         if ((keep = get_seq(s, "keep_sel")) == NULL) goto fail;
         TRY(push_cards(b, keep, 0, L.keep));
     }
@@ -502,7 +462,7 @@ static int own(Buf *b, PyObject *s, long seat, long n, long phase) {
     for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(offer_boy); i++) {
         long p;
         TRY(item_long(offer_boy, i, &p));
-        if (p >= 0) TRY(push_on(b, L.offer_taken + i * L.seats + mod(p - seat, n)));
+        if (p >= 0) TRY(push_on(b, L.offer_taken + i * L.seats + lw_mod(p - seat, n)));
     }
     ok = 0;
 fail:
@@ -531,9 +491,9 @@ static Py_ssize_t write_entries(Work *w, PyObject *s, PyObject *seat_obj) {
     long seat = PyLong_AsLong(seat_obj), n, phase;
     if (seat == -1 && PyErr_Occurred()) return -1;
     if (get_long(s, "n", &n) < 0 || get_long(s, "phase", &phase) < 0) return -1;
-    if (n < L.min_n || n > L.max_n || n > MAX_N) {
-        PyErr_Format(PyExc_ValueError, "state: %ld players, allowed %ld to %ld", n, L.min_n,
-                     L.max_n);
+    if (n < L.R.min_n || n > L.R.max_n || n > MAX_N) {
+        PyErr_Format(PyExc_ValueError, "state: %ld players, allowed %ld to %ld", n, L.R.min_n,
+                     L.R.max_n);
         return -1;
     }
     if (seat < 0 || seat >= n) {
@@ -676,18 +636,6 @@ static PyObject *py_dense(PyObject *self, PyObject *args) {
 
 /* ---- the module ------------------------------------------------------------------------- */
 
-static int dict_long(PyObject *d, const char *key, long *out) {
-    PyObject *v = PyDict_GetItemString(d, key); /* borrowed */
-    if (v == NULL) {
-        PyErr_Format(PyExc_KeyError, "layout: %s missing", key);
-        return -1;
-    }
-    long x = PyLong_AsLong(v);
-    if (x == -1 && PyErr_Occurred()) return -1;
-    *out = x;
-    return 0;
-}
-
 static int dict_double(PyObject *d, const char *key, double *out) {
     PyObject *v = PyDict_GetItemString(d, key);
     if (v == NULL) {
@@ -731,50 +679,16 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
         {"extension_errands", &l.ext_err}, {"blocked_plans", &l.blocked},
         {"using_card", &l.using_},    {"known_hand0", &l.known0},
         {"num_cards", &l.num_cards},  {"seats", &l.seats},
-        {"size", &l.size},            {"turn_phase", &l.turn_phase},
-        {"breed_phase", &l.breed_phase}, {"draw_phase", &l.draw_phase},
-        {"errand_phase", &l.errand_phase}, {"unknown_phase", &l.unknown_phase},
-        {"game_over", &l.game_over},  {"min_players", &l.min_n},
-        {"max_players", &l.max_n},
+        {"size", &l.size},            {"draw_phase", &l.draw_phase},
     };
     for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (dict_long(d, keys[i].key, keys[i].dst) < 0) return NULL;
+        if (lw_dict_long(d, keys[i].key, keys[i].dst, "layout") < 0) return NULL;
     if (dict_double(d, "high", &l.high) < 0 || dict_double(d, "low", &l.low) < 0) return NULL;
-    if (l.min_n < 1 || l.max_n > MAX_N || l.min_n > l.max_n || l.size <= 0 ||
-        l.size > CAP) {
-        PyErr_SetString(PyExc_ValueError, "layout: player counts or size out of range");
+    if (l.size <= 0 || l.size > CAP) {
+        PyErr_SetString(PyExc_ValueError, "layout: size out of range");
         return NULL;
     }
-    PyObject *boys = PyDict_GetItemString(d, "errand_boys"); /* {n: (boys per plan)} */
-    if (boys == NULL || !PyDict_Check(boys)) {
-        PyErr_SetString(PyExc_KeyError, "layout: errand_boys missing");
-        return NULL;
-    }
-    for (long n = l.min_n; n <= l.max_n; n++) {
-        PyObject *key = PyLong_FromLong(n);
-        if (key == NULL) return NULL;
-        PyObject *row = PyDict_GetItemWithError(boys, key);
-        Py_DECREF(key);
-        if (row == NULL) {
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_KeyError, "layout: errand_boys[%ld]", n);
-            return NULL;
-        }
-        PyObject *f = PySequence_Fast(row, "errand_boys row");
-        if (f == NULL) return NULL;
-        Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
-        if (k > MAX_PLANS) {
-            Py_DECREF(f);
-            PyErr_SetString(PyExc_ValueError, "layout: too many plans");
-            return NULL;
-        }
-        l.nplans[n] = (long)k;
-        for (Py_ssize_t j = 0; j < k; j++)
-            if (item_long(f, j, &l.boys[n][j]) < 0) {
-                Py_DECREF(f);
-                return NULL;
-            }
-        Py_DECREF(f);
-    }
+    if (lw_read_rules(d, &l.R, "layout") < 0) return NULL; /* view.py's `_c_consts()` */
     PyObject *st = PyDict_GetItemString(d, "state_type");
     if (st == NULL || !PyType_Check(st)) {
         PyErr_SetString(PyExc_KeyError, "layout: state_type missing (the GameState class)");

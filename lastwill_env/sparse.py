@@ -15,10 +15,13 @@ indices of ones, indices of other values, and those values (a few of them zero).
 Both come from the same entries, so they always agree: `indices == np.flatnonzero(dense)` and
 `values == dense[indices]`. The state path reads only what `player_view(state, seat)` would show
 (docs/RULES.md §10): public data and the seat's own hand, its keep choices only when it is the
-one keeping. It writes in two parts: `shared_entries(state)`, the pieces that are the same for
-every observer (the round and phase, the card being resolved, the board cards' flags, the
-supply, the piles, the errands), and the observer's own pieces over a copy of them;
-`encode_seats_sparse(state, seats)` writes the shared part once for all the seats.
+one keeping; where the view applies a rule of what a seat sees (the errand boys still to place,
+the actions shown, who acts, the plan order, the keep choices, the face-up discards), the state
+path calls the same function of `lastwill_env.engine.view`, the rules' one home. It writes in two
+parts: `shared_entries(state)`, the pieces that are the same for every observer (the round and
+phase, the card being resolved, the board cards' flags, the supply, the piles, the errands), and
+the observer's own pieces over a copy of them; `encode_seats_sparse(state, seats)` writes the
+shared part once for all the seats.
 
 The state path has a compiled twin, `lastwill_env._cwriter` (`_cwriter.c`, built by the
 install where a C compiler is found): the same entries in the same order, about eight times
@@ -26,8 +29,10 @@ faster. `WRITER` says which one the state path uses: `"compiled"` when the modul
 else `"python"`. The environment variable `LASTWILL_WRITER` chooses: `auto` (the default),
 `python` (this module's writer even where the compiled one exists) or `compiled` (an error at
 import where it was not built). This module stays the definition: the compiled writer takes its
-offsets, scales' limits and phases from `_c_layout()` here, and the tests compare the two entry
-for entry. The view path is Python only.
+offsets and scales' limits from `_c_layout()` here, which adds the view rules' constants of
+`engine.view._c_consts()` (the compiled view's too), follows those rules in the C header both
+share (`lastwill_env/_lwview.h`), and the tests compare the two entry for entry. The view path is
+Python only.
 """
 
 from __future__ import annotations
@@ -37,19 +42,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from gamecore.buildcheck import COMPILED, BuildChoiceError, load_compiled
+from gamecore.buildcheck import COMPILED, BuildChoiceError
 
-from .engine import CATALOGUE
+from .engine import view as _view
 from .engine.config import PLAYER_COUNTS
-from .engine.game import (
-    BREED_PHASE,
-    DRAW_PHASE,
-    ERRAND_PHASE,
-    GAME_OVER,
-    NUM_CARDS,
-    TURN_PHASE,
-    UNKNOWN_PHASE,
-)
+from .engine.game import DRAW_PHASE, NUM_CARDS
 from .obs_layout import OBS_HIGH, OBS_LOW, OBS_OFFSETS, OBS_SIZE, SEAT_BLOCK, SEAT_OFFSETS
 
 if TYPE_CHECKING:
@@ -95,7 +92,6 @@ _HIDDEN, _BOX, _JOKERS = _O["hidden_discards"], _O["box"], _O["jokers_in_supply"
 _MARKET, _OPERA, _EXT_ERR = _O["market_used"], _O["opera_used"], _O["extension_errands"]
 _BLOCKED, _USING, _KNOWN0 = _O["blocked_plans"], _O["using_card"], _O["known_hand0"]
 _SEATS = 5  # seat blocks and the offer_taken_by one-hots, whatever the player count
-_ACTION_PHASES = frozenset(range(TURN_PHASE, BREED_PHASE + 1))
 _SUPPLY_IX = tuple(range(_MODS, _SPECIAL + 1))  # modifiers .. special_deck_size: 14 values
 _HIDDEN_IX = tuple(range(_HIDDEN, _HIDDEN + 4))
 # per player count: the seats in relative order as seen from each seat (absolute seat of r)
@@ -296,14 +292,13 @@ def _piles(
     ix: list[int],
     vx: list[float],
     piles: Sequence[Sequence[int]],
-    skip: Sequence[int],
     hidden: Sequence[int],
     box: Sequence[int],
     jokers: int,
 ) -> None:
-    """discards (the four piles' cards after the first `skip[d]`, which lie face down),
-    hidden_discards (`hidden`: face-down cards per pile), box, jokers_in_supply."""
-    on += [_DISCARDS + c for d, pile in enumerate(piles) for c in pile[skip[d] :]]
+    """discards (the four piles' face-up cards), hidden_discards (`hidden`: face-down cards per
+    pile), box, jokers_in_supply."""
+    on += [_DISCARDS + c for pile in piles for c in pile]
     ix += _HIDDEN_IX  # zeros are dropped in _result
     vx += (hidden[0] * 0.05, hidden[1] * 0.05, hidden[2] * 0.05, hidden[3] * 0.05)
     on += [_BOX + c for c in box]
@@ -457,21 +452,9 @@ def view_entries(view: PlayerView) -> Entries:
     on += [_KEEP + c for c in v.keep_selected]
     _offers(on, ix, vx, v.offer, v.offer_taken_by)
     _supply(on, ix, vx, v.modifiers, v.tokens, v.extensions_left, v.deck_sizes, v.special_deck_size)
-    _piles(on, ix, vx, v.discards, (0, 0, 0, 0), v.hidden_discards, v.box, v.jokers_in_supply)
+    _piles(on, ix, vx, v.discards, v.hidden_discards, v.box, v.jokers_in_supply)
     _errands(on, ix, vx, v.market_used, v.opera_used, v.extension_errands, v.blocked_plans, v.using)
     return on, ix, vx
-
-
-def _boys_left(s: GameState) -> list[int]:
-    """Errand boys still to place per absolute seat (as `player_view` computes them)."""
-    n, phase = s.n, s.phase
-    if ERRAND_PHASE <= phase <= UNKNOWN_PHASE:  # errands (and the market / unknown card)
-        rest = s.errand_seq[s.errand_i :]
-        return [rest.count(p) for p in range(n)]
-    if phase < ERRAND_PHASE:  # planning: the chosen plans' errand boys
-        table = CATALOGUE.plans[n]
-        return [table[p].errand_boys if p >= 0 else 0 for p in s.plans]
-    return [0] * n
 
 
 def shared_entries(state: GameState) -> Entries:
@@ -483,8 +466,7 @@ def shared_entries(state: GameState) -> Entries:
     on: list[int] = []
     ix: list[int] = []
     vx: list[float] = []
-    actions = s.actions if phase in _ACTION_PHASES else 0
-    _head(on, ix, vx, s.n, s.round, s.final, phase, actions)
+    _head(on, ix, vx, s.n, s.round, s.final, phase, _view.actions_left(s))
     _resolving(
         on,
         ix,
@@ -500,8 +482,7 @@ def shared_entries(state: GameState) -> Entries:
     )
     _card_flags(on, ix, vx, s.boards, s.used, s.filled, s.step, s.priv)
     _supply(on, ix, vx, s.mods, s.tokens, s.ext_left, [len(d) for d in s.decks], len(s.special))
-    hidden = s.hidden
-    _piles(on, ix, vx, s.discards, hidden, hidden, s.box, len(s.jokers))
+    _piles(on, ix, vx, _view.face_up_discards(s), s.hidden, s.box, len(s.jokers))
     _errands(on, ix, vx, s.market_used, s.opera_used, s.ext_used, s.blocked, s.using)
     return on, ix, vx
 
@@ -511,20 +492,20 @@ def state_entries(state: GameState, seat: int, shared: Entries | None = None) ->
     `player_view(state, seat)`, without building the view). `shared`: `shared_entries(state)`
     when the caller has it (it is copied, not changed)."""
     s = state
-    n, phase = s.n, s.phase
+    n = s.n
     if shared is None:
         on, ix, vx = shared_entries(s)
     else:
         on, ix, vx = list(shared[0]), list(shared[1]), list(shared[2])
-    _turn(on, (s.cur - seat) % n if phase != GAME_OVER else -1, (s.start - seat) % n)
+    _turn(on, _view.to_act(s, seat), (s.start - seat) % n)
     pos = [-1] * n
-    if phase >= ERRAND_PHASE:
+    if _view.plan_order_known(s):
         for i, p in enumerate(s.order):
             pos[p] = i
     hands = s.hands
     sizes = [len(h) for h in hands]
     order = _ROTATIONS[n][seat]
-    boys = _boys_left(s)
+    boys = _view.errand_boys_left(s)
     _seat_blocks(
         on,
         ix,
@@ -541,7 +522,7 @@ def state_entries(state: GameState, seat: int, shared: Entries | None = None) ->
         s.known,
     )
     on += [_HAND + c for c in hands[seat]]
-    if s.cur == seat:
+    if _view.keeps_shown(s, seat):
         on += [_KEEP + c for c in s.keep_sel]
     _offers(on, ix, vx, s.offer, [(p - seat) % n if p >= 0 else -1 for p in s.offer_boy])
     return on, ix, vx
@@ -555,10 +536,9 @@ WRITERS = COMPILED["LASTWILL_WRITER"].choices
 
 
 def _c_layout() -> dict:
-    """What `lastwill_env._cwriter.configure` reads: every offset, limit and phase it uses, and
-    the state class (whose slots it reads directly)."""
-    from .engine import GameState as state_type
-
+    """What `lastwill_env._cwriter.configure` reads: every offset and limit it uses, the draw
+    phase, the state class (whose slots it reads directly) and the view rules' constants
+    (`engine.view._c_consts()`, their one home, which the compiled view reads too)."""
     o = OBS_OFFSETS
     layout: dict = dict(o)  # every piece offset, by name (it reads the ones it writes)
     if len(_SUPPLY_IX) != 14:  # the compiled writer writes the supply as 14 values
@@ -577,25 +557,19 @@ def _c_layout() -> dict:
             "size": OBS_SIZE,
             "high": float(OBS_HIGH),
             "low": float(OBS_LOW),
-            "turn_phase": TURN_PHASE,
-            "breed_phase": BREED_PHASE,
             "draw_phase": DRAW_PHASE,
-            "errand_phase": ERRAND_PHASE,
-            "unknown_phase": UNKNOWN_PHASE,
-            "game_over": GAME_OVER,
-            "state_type": state_type,
-            "min_players": min(PLAYER_COUNTS),
-            "max_players": max(PLAYER_COUNTS),
-            "errand_boys": {
-                n: tuple(plan.errand_boys for plan in CATALOGUE.plans[n]) for n in PLAYER_COUNTS
-            },
+            "state_type": _view.GameState,
         }
     )
+    consts = _view._c_consts()
+    if layout.keys() & consts.keys():  # a name would mean two things
+        raise AssertionError(f"layout and view constants share {layout.keys() & consts.keys()}")
+    layout.update(consts)
     return layout
 
 
 def _load_compiled(choice: str):  # -> the configured module or None
-    _cwriter = load_compiled("LASTWILL_WRITER", choice, WRITERS, "python", "lastwill_env._cwriter")
+    _cwriter = _view.load_accelerator("LASTWILL_WRITER", choice)
     if _cwriter is None:
         return None
     if np.dtype(np.intp).itemsize != 8:  # the module writes int64 indices

@@ -106,15 +106,15 @@ if given is not None:
         n=st.integers(3, 5),
         seed=st.integers(0, 2**64 - 1),
         policy=st.integers(0, 2**32),
-        cut=st.floats(0, 1),
+        cut=st.integers(0, 1000),  # per mille (floats trip on a process with flush-to-zero)
     )
     def test_property_any_game_replays_round_trips_and_keeps_invariants(
-        n: int, seed: int, policy: int, cut: float
+        n: int, seed: int, policy: int, cut: int
     ) -> None:
         s, states = random_game(n, seed, policy, states=True)
         for st_ in states[:: max(1, len(states) // 20)]:
             check_invariants(st_)
-        mid = states[int(cut * (len(states) - 1))]
+        mid = states[cut * (len(states) - 1) // 1000]
         assert GameState.from_dict(mid.to_dict()) == mid
         assert replay(n, seed, mid.history) == mid
         assert replay(n, seed, s.history) == s and is_over(s)

@@ -2,9 +2,11 @@
 
    The same PlayerView as lastwill_env/engine/view.py's Python `player_view(state, seat)`,
    field for field, built in C. view.py stays the definition: it loads this module when it was
-   built, hands it the two classes, the phase numbers and the plans' errand boys (`configure`),
-   and falls back to its own Python code otherwise (and for a finished game, whose `results`
-   dict it rotates itself); the tests compare the two views over whole games at 2-5 players.
+   built, hands it the two classes and its `_c_consts()` (`configure`), and falls back to its own
+   Python code otherwise (and for a finished game, whose `results` dict it rotates itself); the
+   tests compare the two views over whole games at 2-5 players. The rules of what a seat sees
+   (the errand boys still to place, the actions shown, ...) are those of lastwill_env/_lwview.h,
+   which the observation writer (lastwill_env/_cwriter.c) shares.
 
    The state is read through its __slots__: `configure` finds the offset of every GameState slot
    used here and of every PlayerView field, and refuses classes that are not plain slot classes
@@ -12,20 +14,14 @@
    class (view.py checks the type and the seat first).
 
    Functions:
-     configure(state_type, view_type, consts)   consts: phases, errand boys per count and plan
+     configure(state_type, view_type, consts)   consts: view.py's `_c_consts()`
      view(state, seat) -> PlayerView            results=None (view.py handles game over)
 */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
-#include <structmember.h> /* PyMemberDef (in Python.h itself from 3.12) */
 #include <string.h>
 
-#ifndef Py_T_OBJECT_EX
-#define Py_T_OBJECT_EX 16
-#endif
-
-#define MAX_N 5
-#define MAX_PLANS 16
+#include "../_lwview.h" /* the view rules and constants shared with _cwriter.c */
 
 /* ---- the two classes' slots ------------------------------------------------------------- */
 
@@ -72,10 +68,7 @@ static const char *V_NAMES[V_COUNT] = {
 typedef struct {
     PyTypeObject *state_type, *view_type;
     Py_ssize_t s_off[S_COUNT], v_off[V_COUNT];
-    long turn, breed, errand, market, unknown, game_over;
-    long min_n, max_n;
-    long boys[MAX_N + 1][MAX_PLANS];
-    long nplans[MAX_N + 1];
+    LWRules R; /* view.py's `_c_consts()` */
     int ready;
 } Config;
 
@@ -83,14 +76,10 @@ static Config C;
 
 /* The offset of `cls`'s object slot `name`, or -1 with an error set. */
 static Py_ssize_t member_offset(PyTypeObject *cls, const char *name) {
-    PyObject *descr = PyObject_GetAttrString((PyObject *)cls, name);
-    if (descr == NULL) PyErr_Clear();
-    Py_ssize_t off = -1;
-    if (descr != NULL && Py_TYPE(descr) == &PyMemberDescr_Type) {
-        PyMemberDef *m = ((PyMemberDescrObject *)descr)->d_member;
-        if (m->type == Py_T_OBJECT_EX && PyDescr_TYPE(descr) == cls) off = m->offset;
-    }
-    Py_XDECREF(descr);
+    PyObject *key = PyUnicode_FromString(name);
+    if (key == NULL) return -1;
+    Py_ssize_t off = lw_slot_offset(cls, key);
+    Py_DECREF(key);
     if (off < 0)
         PyErr_Format(PyExc_TypeError, "%s.%s is not an object slot of that class", cls->tp_name,
                      name);
@@ -105,18 +94,6 @@ static PyObject *slot(PyObject *s, int k) {
 }
 
 /* ---- small builders (each returns a new reference or NULL) ------------------------------ */
-
-static int as_long(PyObject *o, long *out) {
-    long x = PyLong_AsLong(o);
-    if (x == -1 && PyErr_Occurred()) return -1;
-    *out = x;
-    return 0;
-}
-
-static long mod(long a, long n) { return ((a % n) + n) % n; }
-
-/* rel(p): the seat relative to the viewer, -1 stays -1 (any negative p) */
-static long rel(long p, long seat, long n) { return p >= 0 ? mod(p - seat, n) : -1; }
 
 /* tuple(seq) */
 static PyObject *copy(PyObject *seq) { return PySequence_Tuple(seq); }
@@ -149,7 +126,8 @@ static PyObject *rel_tuple(PyObject *seq, long seat, long n) {
     for (Py_ssize_t i = 0; t != NULL && i < k; i++) {
         long p;
         PyObject *x = NULL;
-        if (as_long(PySequence_Fast_GET_ITEM(f, i), &p) == 0) x = PyLong_FromLong(rel(p, seat, n));
+        if (lw_as_long(PySequence_Fast_GET_ITEM(f, i), &p) == 0)
+            x = PyLong_FromLong(lw_rel(p, seat, n));
         if (x == NULL) Py_CLEAR(t);
         else PyTuple_SET_ITEM(t, i, x);
     }
@@ -251,52 +229,14 @@ static PyObject *long_tuple(const long *xs, long k) {
     return t;
 }
 
-/* errand_boys_left, as view.py's player_view computes it */
+/* errand_boys_left: view.py's `errand_boys_left(state)` rotated to the viewer (_lwview.h) */
 static PyObject *boys_left(PyObject *s, long n, long seat, long phase) {
-    long out[MAX_N] = {0};
-    if (phase == C.errand || phase == C.market || phase == C.unknown) {
-        PyObject *seq = slot(s, S_ERRAND_SEQ), *io = slot(s, S_ERRAND_I);
-        long from;
-        if (seq == NULL || io == NULL || as_long(io, &from) < 0) return NULL;
-        PyObject *f = PySequence_Fast(seq, "errand_seq");
-        if (f == NULL) return NULL;
-        Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
-        if (from < 0) from = from + k < 0 ? 0 : from + k; /* a Python slice's negative start */
-        for (Py_ssize_t j = from; j < k; j++) {
-            long p;
-            if (as_long(PySequence_Fast_GET_ITEM(f, j), &p) < 0) {
-                Py_DECREF(f);
-                return NULL;
-            }
-            /* rest.count((seat + i) % n): p counts for i where (seat + i) % n == p */
-            if (p >= 0 && p < n) out[mod(p - seat, n)]++;
-        }
-        Py_DECREF(f);
-    } else if (phase < C.errand) {
-        PyObject *plans = slot(s, S_PLANS);
-        if (plans == NULL) return NULL;
-        PyObject *f = PySequence_Fast(plans, "plans");
-        if (f == NULL) return NULL;
-        if (PySequence_Fast_GET_SIZE(f) != n) {
-            Py_DECREF(f);
-            PyErr_SetString(PyExc_ValueError, "plans: not one per seat");
-            return NULL;
-        }
-        for (long i = 0; i < n; i++) {
-            long p;
-            if (as_long(PySequence_Fast_GET_ITEM(f, (seat + i) % n), &p) < 0) {
-                Py_DECREF(f);
-                return NULL;
-            }
-            if (p >= C.nplans[n]) {
-                Py_DECREF(f);
-                PyErr_Format(PyExc_IndexError, "plan %ld does not exist at %ld players", p, n);
-                return NULL;
-            }
-            out[i] = p >= 0 ? C.boys[n][p] : 0;
-        }
-        Py_DECREF(f);
-    }
+    long boys[MAX_N], out[MAX_N];
+    PyObject *seq = slot(s, S_ERRAND_SEQ), *io = slot(s, S_ERRAND_I), *plans = slot(s, S_PLANS);
+    long from;
+    if (seq == NULL || io == NULL || plans == NULL || lw_as_long(io, &from) < 0) return NULL;
+    if (lw_boys_left(&C.R, n, phase, seq, from, plans, boys) < 0) return NULL;
+    for (long i = 0; i < n; i++) out[i] = boys[(seat + i) % n];
     return long_tuple(out, n);
 }
 
@@ -317,10 +257,10 @@ static int build(PyObject *s, long seat, PyObject **v) {
         Py_INCREF(o);           \
         v[field] = o;           \
     } while (0)
-#define LONG(k, dst) (GET(k) < 0 || as_long(o, (dst)) < 0 ? -1 : 0)
+#define LONG(k, dst) (GET(k) < 0 || lw_as_long(o, (dst)) < 0 ? -1 : 0)
 
     if (LONG(S_N, &n) < 0 || LONG(S_PHASE, &phase) < 0) return -1;
-    if (n < C.min_n || n > C.max_n) {
+    if (n < C.R.min_n || n > C.R.max_n) {
         PyErr_Format(PyExc_ValueError, "n=%ld is not a player count of this game", n);
         return -1;
     }
@@ -332,14 +272,10 @@ static int build(PyObject *s, long seat, PyObject **v) {
     SET(V_SEAT, PyLong_FromLong(seat));
     SAME(V_ROUND, S_ROUND);
     SAME(V_PHASE, S_PHASE);
-    if (phase != C.game_over) {
-        if (LONG(S_CUR, &x) < 0) return -1;
-        SET(V_TO_ACT, PyLong_FromLong(rel(x, seat, n)));
-    } else {
-        SET(V_TO_ACT, PyLong_FromLong(-1));
-    }
+    if (LONG(S_CUR, &x) < 0) return -1;
+    SET(V_TO_ACT, PyLong_FromLong(lw_to_act(&C.R, phase, x, seat, n)));
     if (LONG(S_START, &x) < 0) return -1;
-    SET(V_START_PLAYER, PyLong_FromLong(rel(x, seat, n)));
+    SET(V_START_PLAYER, PyLong_FromLong(lw_rel(x, seat, n)));
     if (GET(S_MONEY) < 0) return -1;
     SET(V_MONEY, rot(o, seat));
     if (GET(S_HANDS) < 0) return -1;
@@ -394,7 +330,7 @@ static int build(PyObject *s, long seat, PyObject **v) {
     SET(V_PLANS, rot(o, seat));
     if (GET(S_BLOCKED) < 0) return -1;
     SET(V_BLOCKED_PLANS, copy(o));
-    if (phase >= C.errand) {
+    if (lw_in(C.R.order, phase)) {
         if (GET(S_ORDER) < 0) return -1;
         SET(V_PLAN_ORDER, rel_tuple(o, seat, n));
     } else {
@@ -406,7 +342,7 @@ static int build(PyObject *s, long seat, PyObject **v) {
     if (GET(S_UNKNOWN_USED) < 0) return -1;
     SET(V_UNKNOWN_USED, rot(o, seat));
     SET(V_ERRAND_BOYS_LEFT, boys_left(s, n, seat, phase));
-    if (C.turn <= phase && phase <= C.breed) SAME(V_ACTIONS, S_ACTIONS);
+    if (lw_in(C.R.actions, phase)) SAME(V_ACTIONS, S_ACTIONS);
     else SET(V_ACTIONS, PyLong_FromLong(0));
     SAME(V_RESOLVING, S_RESOLVING);
     SAME(V_USING, S_USING);
@@ -420,7 +356,7 @@ static int build(PyObject *s, long seat, PyObject **v) {
     SAME(V_DRAWS_LEFT, S_DRAW_MAND);
     SAME(V_DRAW_STAGE, S_DRAW_STAGE);
     if (LONG(S_CUR, &x) < 0) return -1;
-    if (x == seat) {
+    if (lw_keeps_shown(x, seat)) {
         if (GET(S_KEEP_SEL) < 0) return -1;
         SET(V_KEEP_SELECTED, sorted_tuple(o));
     } else {
@@ -469,15 +405,6 @@ static PyObject *py_view(PyObject *self, PyObject *args) {
 
 /* ---- configure -------------------------------------------------------------------------- */
 
-static int dict_long(PyObject *d, const char *key, long *out) {
-    PyObject *v = PyDict_GetItemString(d, key);
-    if (v == NULL) {
-        PyErr_Format(PyExc_KeyError, "consts: %s missing", key);
-        return -1;
-    }
-    return as_long(v, out);
-}
-
 /* configure(state_type, view_type, consts): view.py's `_c_consts()` */
 static PyObject *py_configure(PyObject *self, PyObject *args) {
     PyObject *st, *vt, *d;
@@ -504,51 +431,7 @@ static PyObject *py_configure(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_TypeError, "the view class must be a plain slot class");
         return NULL;
     }
-    struct {
-        const char *key;
-        long *dst;
-    } keys[] = {
-        {"turn_phase", &c.turn},      {"breed_phase", &c.breed},
-        {"errand_phase", &c.errand},  {"market_phase", &c.market},
-        {"unknown_phase", &c.unknown}, {"game_over", &c.game_over},
-        {"min_players", &c.min_n},    {"max_players", &c.max_n},
-    };
-    for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
-        if (dict_long(d, keys[i].key, keys[i].dst) < 0) return NULL;
-    if (c.min_n < 1 || c.max_n > MAX_N || c.min_n > c.max_n) {
-        PyErr_SetString(PyExc_ValueError, "consts: player counts out of range");
-        return NULL;
-    }
-    PyObject *boys = PyDict_GetItemString(d, "errand_boys"); /* {n: (boys per plan)} */
-    if (boys == NULL || !PyDict_Check(boys)) {
-        PyErr_SetString(PyExc_KeyError, "consts: errand_boys missing");
-        return NULL;
-    }
-    for (long n = c.min_n; n <= c.max_n; n++) {
-        PyObject *key = PyLong_FromLong(n);
-        if (key == NULL) return NULL;
-        PyObject *row = PyDict_GetItemWithError(boys, key);
-        Py_DECREF(key);
-        if (row == NULL) {
-            if (!PyErr_Occurred()) PyErr_Format(PyExc_KeyError, "consts: errand_boys[%ld]", n);
-            return NULL;
-        }
-        PyObject *f = PySequence_Fast(row, "errand_boys row");
-        if (f == NULL) return NULL;
-        Py_ssize_t k = PySequence_Fast_GET_SIZE(f);
-        if (k > MAX_PLANS) {
-            Py_DECREF(f);
-            PyErr_SetString(PyExc_ValueError, "consts: too many plans");
-            return NULL;
-        }
-        c.nplans[n] = (long)k;
-        for (Py_ssize_t j = 0; j < k; j++)
-            if (as_long(PySequence_Fast_GET_ITEM(f, j), &c.boys[n][j]) < 0) {
-                Py_DECREF(f);
-                return NULL;
-            }
-        Py_DECREF(f);
-    }
+    if (lw_read_rules(d, &c.R, "consts") < 0) return NULL;
     Py_INCREF(st);
     Py_INCREF(vt);
     Py_XDECREF(C.state_type);

@@ -15,9 +15,13 @@ install where a C compiler is found): the same view, field for field, about thre
 `VIEW` says which one runs: `"compiled"` when the module was built, else `"python"`. The
 environment variable `LASTWILL_VIEW` chooses: `auto` (the default), `python` (this module's code
 even where the compiled one exists) or `compiled` (an error at import where it was not built).
-This module stays the definition: the compiled view takes its phases and the plans' errand boys
-from `_c_consts()` here, a finished game's view (its rotated `results`) is always built here, and
-the tests compare the two over whole games.
+This module stays the definition, and the one home of the rules that decide what a seat sees:
+`errand_boys_left`, `actions_left`, `to_act`, `plan_order_known`, `keeps_shown` and
+`face_up_discards` below. The observation's state path (`lastwill_env.sparse`) calls them instead
+of building a view; the two compiled modules (this view's twin and the observation writer's,
+`lastwill_env._cwriter`) follow the same rules from their one C header (`lastwill_env/_lwview.h`)
+with the constants of `_c_consts()` here. A finished game's view (its rotated `results`) is always
+built here, and the tests compare the compiled and Python paths over whole games.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any
 
-from gamecore.buildcheck import COMPILED, load_compiled
+from gamecore.buildcheck import COMPILED, load_compiled, warn_if_stale
 
 from .cards import CATALOGUE
 from .config import MAX_PLAYERS, MIN_PLAYERS
@@ -100,6 +104,64 @@ def _rot(seq, seat: int, n: int) -> tuple:
     return tuple(seq[seat:] + seq[:seat]) if seat else tuple(seq)
 
 
+# ---------------------------------------------------------------------------------------------
+# What a seat sees: the rules' one home (docs/RULES.md §4.3, §10). `_py_player_view` and the
+# observation's state path (`lastwill_env.sparse`) call these; the compiled view and writer follow
+# them in `lastwill_env/_lwview.h`, with these constants from `_c_consts()`.
+
+_ERRAND_PHASES = frozenset((ERRAND_PHASE, MARKET_PHASE, UNKNOWN_PHASE))  # an errand under way
+_PLANNING_PHASES = frozenset(range(ERRAND_PHASE))  # the round before its errands
+_ACTION_PHASES = frozenset(range(TURN_PHASE, BREED_PHASE + 1))  # an action turn under way
+_ORDER_PHASES = frozenset(range(ERRAND_PHASE, GAME_OVER + 1))  # the plan order is set
+# errand boys per player count and plan space
+_ERRAND_BOYS = {
+    n: tuple(p.errand_boys for p in CATALOGUE.plans[n]) for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
+}
+
+
+def errand_boys_left(s: GameState) -> list[int]:
+    """Errand boys still to place this round, per absolute seat (public: errand occupancy).
+    During the errands (the market and the unknown card included: the boy on it counts until
+    its errand is done), those of the errand sequence not yet done; in planning, each chosen
+    plan's; else none."""
+    n, phase = s.n, s.phase
+    if phase in _ERRAND_PHASES:
+        rest = s.errand_seq[s.errand_i :]
+        return [rest.count(p) for p in range(n)]
+    if phase in _PLANNING_PHASES:
+        boys = _ERRAND_BOYS[n]
+        return [boys[p] if p >= 0 else 0 for p in s.plans]
+    return [0] * n
+
+
+def actions_left(s: GameState) -> int:
+    """The acting player's actions left, shown during an action turn only (else 0)."""
+    return s.actions if s.phase in _ACTION_PHASES else 0
+
+
+def to_act(s: GameState, seat: int) -> int:
+    """The seat that decides now, relative to `seat`; -1 when the game is over."""
+    return (s.cur - seat) % s.n if s.phase != GAME_OVER and s.cur >= 0 else -1
+
+
+def plan_order_known(s: GameState) -> bool:
+    """Whether this round's plan order is set (from the errands on; before it, none is shown)."""
+    return s.phase in _ORDER_PHASES
+
+
+def keeps_shown(s: GameState, seat: int) -> bool:
+    """Whether `seat` sees the starting cards kept so far (`keep_sel`): only the one keeping
+    them; the others see only that a card was kept."""
+    return s.cur == seat
+
+
+def face_up_discards(s: GameState) -> tuple[tuple[int, ...], ...]:
+    """The four discard piles without their face-down starting discards (the first `hidden[d]`
+    cards of pile d)."""
+    disc, hidden = s.discards, s.hidden
+    return tuple([tuple(disc[d][hidden[d] :]) for d in range(4)])
+
+
 # The slot descriptors of PlayerView in field order: `_view` sets them directly, which gives
 # the object the frozen dataclass's __init__ would build at a fraction of its per-field cost
 # (that __init__ goes through object.__setattr__ once per field, keywords parsed first).
@@ -132,30 +194,6 @@ def _py_player_view(s: GameState, seat: int) -> PlayerView:
     def rel(p: int) -> int:
         return (p - seat) % n if p >= 0 else -1
 
-    if s.phase == ERRAND_PHASE or s.phase in (MARKET_PHASE, UNKNOWN_PHASE):
-        rest = s.errand_seq[s.errand_i :]
-        boys_left = tuple([rest.count((seat + i) % n) for i in range(n)])
-    elif s.phase < ERRAND_PHASE:
-        plans = CATALOGUE.plans[n]
-        boys_left = tuple([plans[p].errand_boys if p >= 0 else 0 for p in _rot(s.plans, seat, n)])
-    else:
-        boys_left = (0,) * n
-    res = None
-    if s.results is not None:
-        r = s.results
-        res = {
-            "winner": rel(r["winner"]),
-            "ranks": list(_rot(r["ranks"], seat, n)),
-            "money": list(_rot(r["money"], seat, n)),
-            "property_value": list(_rot(r["property_value"], seat, n)),
-            "totals": list(_rot(r["totals"], seat, n)),
-            "plan_order": list(_rot(r["plan_order"], seat, n)),
-            "bankrupt": list(_rot(r["bankrupt"], seat, n)),
-            "rounds": r["rounds"],
-            "decided_by": r["decided_by"],
-        }
-    hidden = s.hidden
-    disc = s.discards
     hands = s.hands
     boards = s.boards
     order = list(range(seat, n)) + list(range(seat))
@@ -166,7 +204,7 @@ def _py_player_view(s: GameState, seat: int) -> PlayerView:
         seat,  # seat
         s.round,  # round
         s.phase,  # phase
-        rel(s.cur) if s.phase != GAME_OVER else -1,  # to_act
+        to_act(s, seat),  # to_act
         rel(s.start),  # start_player
         _rot(s.money, seat, n),  # money
         tuple(sorted(hands[seat])),  # hand
@@ -184,21 +222,19 @@ def _py_player_view(s: GameState, seat: int) -> PlayerView:
         s.ext_left,  # extensions_left
         tuple([len(d) for d in s.decks]),  # deck_sizes
         len(s.special),  # special_deck_size
-        tuple([tuple(disc[d][hidden[d] :]) for d in range(4)]),  # discards
-        tuple(hidden),  # hidden_discards
+        face_up_discards(s),  # discards
+        tuple(s.hidden),  # hidden_discards
         tuple(s.box),  # box
         len(s.jokers),  # jokers_in_supply
         _rot(s.plans, seat, n),  # plans
         tuple(s.blocked),  # blocked_plans
-        tuple([(p - seat) % n if p >= 0 else -1 for p in s.order])
-        if s.phase >= ERRAND_PHASE
-        else (),  # plan_order
+        tuple([rel(p) for p in s.order]) if plan_order_known(s) else (),  # plan_order
         s.market_used,  # market_used
         s.opera_used,  # opera_used
         s.ext_used,  # extension_errands
         _rot(s.unknown_used, seat, n),  # unknown_used
-        boys_left,  # errand_boys_left
-        s.actions if TURN_PHASE <= s.phase <= BREED_PHASE else 0,  # actions
+        _rot(errand_boys_left(s), seat, n),  # errand_boys_left
+        actions_left(s),  # actions
         s.resolving,  # resolving
         s.using,  # using
         tuple([tuple(sorted(s.known[p])) for p in order]),  # known_hands
@@ -208,35 +244,59 @@ def _py_player_view(s: GameState, seat: int) -> PlayerView:
         tuple(s.draw_queue),  # draw_queue
         s.draw_mand,  # draws_left
         s.draw_stage,  # draw_stage
-        tuple(sorted(s.keep_sel)) if s.cur == seat else (),  # keep_selected
+        tuple(sorted(s.keep_sel)) if keeps_shown(s, seat) else (),  # keep_selected
         s.final,  # final_round
-        res,  # results
+        None if s.results is None else _rotated_results(s.results, seat, n),  # results
     )
 
 
-VIEWS = COMPILED["LASTWILL_VIEW"].choices
-
-
-def _c_consts() -> dict[str, Any]:
-    """What `lastwill_env.engine._cview.configure` reads besides the two classes."""
+def _rotated_results(r: dict[str, Any], seat: int, n: int) -> dict[str, Any]:
+    """A finished game's results with seats relative to `seat`."""
     return {
-        "turn_phase": TURN_PHASE,
-        "breed_phase": BREED_PHASE,
-        "errand_phase": ERRAND_PHASE,
-        "market_phase": MARKET_PHASE,
-        "unknown_phase": UNKNOWN_PHASE,
-        "game_over": GAME_OVER,
-        "min_players": MIN_PLAYERS,
-        "max_players": MAX_PLAYERS,
-        "errand_boys": {
-            n: tuple(p.errand_boys for p in CATALOGUE.plans[n])
-            for n in range(MIN_PLAYERS, MAX_PLAYERS + 1)
-        },
+        "winner": (r["winner"] - seat) % n if r["winner"] >= 0 else -1,
+        "ranks": list(_rot(r["ranks"], seat, n)),
+        "money": list(_rot(r["money"], seat, n)),
+        "property_value": list(_rot(r["property_value"], seat, n)),
+        "totals": list(_rot(r["totals"], seat, n)),
+        "plan_order": list(_rot(r["plan_order"], seat, n)),
+        "bankrupt": list(_rot(r["bankrupt"], seat, n)),
+        "rounds": r["rounds"],
+        "decided_by": r["decided_by"],
     }
 
 
+VIEWS = COMPILED["LASTWILL_VIEW"].choices
+# the C header of the view rules both compiled modules include (lastwill_env/_lwview.h)
+C_HEADER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "_lwview.h")
+
+
+def _c_consts() -> dict[str, Any]:
+    """The constants of the rules above, for the compiled modules: `_cview.configure` reads
+    them, and `_cwriter.configure` too (`lastwill_env.sparse._c_layout` adds its layout)."""
+    return {
+        "errand_phases": tuple(sorted(_ERRAND_PHASES)),
+        "planning_phases": tuple(sorted(_PLANNING_PHASES)),
+        "action_phases": tuple(sorted(_ACTION_PHASES)),
+        "order_phases": tuple(sorted(_ORDER_PHASES)),
+        "game_over": GAME_OVER,
+        "min_players": MIN_PLAYERS,
+        "max_players": MAX_PLAYERS,
+        "errand_boys": dict(_ERRAND_BOYS),
+    }
+
+
+def load_accelerator(var: str, choice: str):  # -> the module or None
+    """`load_compiled` of the `COMPILED` module that `var` chooses (`_cview` or `_cwriter`) as
+    `var=choice` asks, with the warning for a build older than `C_HEADER` too."""
+    c = COMPILED[var]
+    mod = load_compiled(var, choice, c.choices, c.fallback, c.module)
+    if mod is not None:
+        warn_if_stale(mod.__file__, C_HEADER)
+    return mod
+
+
 def _load_compiled(choice: str):  # -> the configured module or None
-    _cview = load_compiled("LASTWILL_VIEW", choice, VIEWS, "python", "lastwill_env.engine._cview")
+    _cview = load_accelerator("LASTWILL_VIEW", choice)
     if _cview is None:
         return None
     _cview.configure(GameState, PlayerView, _c_consts())
