@@ -644,6 +644,30 @@ SECTIONS = (
         "Each bot against three random players and against three copies of every other bot, then "
         "one mixed table of the first four bots, one line per bot (chance 25%).",
     ),
+    (
+        "Money!: the bots",
+        "ladder_money_3p",
+        "Money! (`money_env`, docs/games/MONEY.md) at 3 players: each of its bots against two "
+        "random players and against two copies of every other bot, then one mixed table of the "
+        "three, one line per bot (chance 33%). A first place shared by k seats counts 1/k of a "
+        "win.",
+    ),
+    ("Money!: the bots at 4 players", "ladder_money_4p", "The same at 4 players (chance 25%)."),
+    ("Money!: the bots at 5 players", "ladder_money_5p", "The same at 5 players (chance 20%)."),
+    (
+        "Money!: the from-scratch policy against each bot",
+        "money_v1",
+        "`ppo:money_v1` (`policies/money_v1.npz`, docs/MODELS.md): all-seat self-play from fresh "
+        "weights (`training/configs/money.toml`; no prior bot, no imitation), alone against n-1 "
+        "copies of each Money! bot (one direction: the reverse columns stay empty). A first place "
+        "shared by k seats counts 1/k of a win.",
+    ),
+    (
+        "Money!: the search over the policy",
+        "money_mcts_",
+        "`mcts` over `money_v1` (determinized over the hidden hands and bids), head to head with "
+        "the policy alone on the same deals, by budget.",
+    ),
 )
 
 

@@ -17,7 +17,14 @@ score by 1500...): about [0, 1], never negative, a little above 1 only for unusu
 
 Scores are the engine's own (`money_env.engine.score.score_hand`), never a copy of the rules:
 `hand_score` is what the viewer's hand would score if the game ended now and `known_score`
-what the cards every player knows to be in a seat's hand would score alone.
+what the cards every player knows to be in a seat's hand would score alone (a hand scores the
+sum of its currencies' points and its coins', so the engine's score of every set of one
+currency's notes and of every number of coins is tabulated once, and a hand's is looked up).
+
+`encode_state(state, seat)` is `encode_observation(player_view(state, seat))` bit for bit,
+read straight from the state without building the view: the env and the trainers call it at
+every decision. tests/money_reference_encoder.py keeps the first, plain encoder, the one the
+tests hold this one to.
 
 The layout text (`obs_layout_text()`) is what `money_env.ACTION_TABLE_HASH` covers together
 with the action table: changing any piece changes the hash. This module imports numpy only when
@@ -27,7 +34,8 @@ alone.
 
 from __future__ import annotations
 
-from functools import cache, lru_cache
+import math
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .engine import PHASE_NAMES
@@ -38,12 +46,15 @@ from .engine.cards import (
     FIRST_BLUFF,
     FIRST_COIN,
     KIND,
+    NOTES_PER_CURRENCY,
+    NUM_CARDS,
     NUM_CURRENCIES,
     NUM_KINDS,
     VALUE,
     in_play,
 )
 from .engine.config import MAX_PLAYERS, PLAYER_COUNTS
+from .engine.game import BID_PHASE, GAME_OVER, first_bidder, is_last_round
 from .engine.score import score_hand
 from .engine.tables import MAX_ROUNDS
 
@@ -164,124 +175,374 @@ def obs_layout_text() -> str:
     return "\n".join(lines)
 
 
-def _counts(buf: list[float], base: int, cards: Any) -> None:
-    for c in cards:
-        k = KIND[c]
-        buf[base + k] += _INV[k]
+# ---------------------------------------------------------------------------------------------
+# The encoder
+#
+# Every entry is a whole number (a count per kind, a face sum or a value in `_VALUE_UNIT`s, a
+# size, a score, a flag) divided once by its divisor (`_DIV`: the copies of the kind for a count
+# per kind, else the piece's scale, in value units for a face sum or a value). Each card of each
+# piece, and each flag, is one "code" (a card id plus its piece's base, `_CODE_BASE`; a flag's
+# code is `_UNIT` plus its position), and what a code adds was tabulated once as `_WIDTH`
+# positions, one per unit it adds (a card: 1 to its kind's count, its value's units to a face
+# sum or a bid's value, 1 to a group's size). So a vector is: the codes, gathered into the list
+# of a few hundred positions by one `take`; one `np.bincount` of them (the whole numbers); the
+# scalars set (sizes, scores, the pile, the round); one float32 division into the output. That
+# division is exact up to its one rounding: each entry is the float32 nearest the exact
+# quotient, as it was when the plain encoder (tests/money_reference_encoder.py) summed
+# 1/copies or value/300 card by card in float64 (sums that lie far closer to the exact quotient
+# than any float32 rounding boundary can); the tests check the two bit for bit.
+
+_CARDS = NUM_CARDS
+# the pieces counted card by card, in code order: the global ones, then three per relative seat
+_CARD_PIECES = ("unseen", "hand", "bid", "right", "left") + tuple(
+    f"{field}{r}" for r in range(_SEATS) for field in ("known", "revealed", "table")
+)
+_CODE_BASE = {name: i * _CARDS for i, name in enumerate(_CARD_PIECES)}
+_UNIT = len(_CARD_PIECES) * _CARDS  # code _UNIT + pos adds 1 at position pos
+_NCODES = _UNIT + OBS_SIZE
 
 
-def _money_counts(buf: list[float], base: int, cards: Any) -> None:
-    for c in cards:
-        if c < FIRST_BLUFF:
-            k = KIND[c]
-            buf[base + k] += _INV[k]
+def _piece_codes(name: str) -> Any:
+    """card id -> the card's code in piece `name` (a bound `tuple.__getitem__`, for `map`)."""
+    b = _CODE_BASE[name]
+    return tuple(range(b, b + _CARDS)).__getitem__
 
 
-@lru_cache(maxsize=1 << 14)
-def _score(cards: tuple[int, ...]) -> int:
-    """The engine's score of a hand (a sorted tuple of card ids), remembered."""
-    return score_hand(list(cards))["total"]
+_HAND = _piece_codes("hand")
+_BID = _piece_codes("bid")
+_RIGHT = _piece_codes("right")
+_LEFT = _piece_codes("left")
+assert _CODE_BASE["unseen"] == 0  # an unseen card's code is its id
+_KNOWN = tuple(_piece_codes(f"known{r}") for r in range(_SEATS))
+_REVEALED = tuple(_piece_codes(f"revealed{r}") for r in range(_SEATS))
+_TABLE = tuple(_piece_codes(f"table{r}") for r in range(_SEATS))
+
+_BASE = tuple(_SEAT0 + r * SEAT_BLOCK for r in range(_SEATS))  # each relative seat's block
 
 
-@cache
-def _in_play(n: int) -> tuple[int, ...]:
-    return in_play(n)
+def _units(field: str) -> tuple[int, ...]:
+    """Per relative seat: the code of a 1 at its `field`."""
+    return tuple(_UNIT + b + _FIELD[field] for b in _BASE)
 
 
-def _value(cards: Any) -> int:
-    return sum(VALUE[c] for c in cards)
+_BLUFFED = _units("bluffed")
+_SAT_OUT = _units("sat_out")
+_WAITING = _units("waiting")
+_ACTED = _units("acted")
+_PHASE = tuple(_UNIT + _G["phase"] + p for p in range(len(PHASE_NAMES)))
+_TO_ACT = tuple(_UNIT + _G["to_act"] + r for r in range(_SEATS))
+_FIRST = tuple(_UNIT + _G["first_bidder"] + r for r in range(_SEATS))
+_LAST_ROUND = _UNIT + _G["last_round"]
+# per player count: `present` of its seats and its `num_players` one-hot
+_TABLE_CODES = {
+    n: tuple(_UNIT + b + _FIELD["present"] for b in _BASE[:n]) + (_UNIT + _G["num_players"] + i,)
+    for i, n in enumerate(PLAYER_COUNTS)
+}
+# per player count, first bidder and seat to bid (relative): the seats that committed their bid
+_COMMITTED = {
+    n: tuple(
+        tuple(
+            tuple(_UNIT + _BASE[(fb + i) % n] + _FIELD["committed"] for i in range((ta - fb) % n))
+            for ta in range(n)
+        )
+        for fb in range(n)
+    )
+    for n in PLAYER_COUNTS
+}
+# per player count: the notes and coins in play
+_IN_PLAY = {n: frozenset(in_play(n)) for n in PLAYER_COUNTS}
+_VALUE_UNIT = math.gcd(*VALUE)  # every face value is a whole number of these (10)
+# positions per code at most: a group's card adds its count, its value's units, its size
+_WIDTH = 2 + max(VALUE) // _VALUE_UNIT
+# scalar positions
+_HAND_SCORE = _G["hand_score"]
+_PILE_SIZE = _G["pile_size"]
+_ROUND = _G["round"]
+_HAND_SIZE = tuple(b + _FIELD["hand_size"] for b in _BASE)
+_KNOWN_SCORE = tuple(b + _FIELD["known_score"] for b in _BASE)
 
 
-def _sums(buf: list[float], base: int, cards: Any) -> None:
-    for c in cards:
-        if c < FIRST_COIN:
-            buf[base + CURRENCY[c]] += VALUE[c] / SUM_SCALE
+# per player count and viewer (absolute seat): per seat p, what its relative seat
+# r = (p - viewer) % n uses: its seat index, its pieces' code tables, its flags' codes,
+# its scalars' positions
+_SEAT_ROWS = {
+    n: tuple(
+        tuple(
+            (
+                p,
+                _KNOWN[r],
+                _REVEALED[r],
+                _TABLE[r],
+                _BLUFFED[r],
+                _SAT_OUT[r],
+                _ACTED[r],
+                _WAITING[r],
+                _HAND_SIZE[r],
+                _KNOWN_SCORE[r],
+            )
+            for p in range(n)
+            for r in [(p - viewer) % n]
+        )
+        for viewer in range(n)
+    )
+    for n in PLAYER_COUNTS
+}
 
 
-def entries(view: PlayerView) -> list[float]:
-    """The observation of `view` as a list of Python floats (`encode_observation` without
-    numpy; the same values before the float32 rounding)."""
-    buf = [0.0] * OBS_SIZE
-    n = view.num_players
+def _pairs(name: str, c: int, r: int | None = None) -> list[tuple[int, int]]:
+    """The (position, whole number) pairs card `c` adds in piece `name` (of relative seat r),
+    a value in `_VALUE_UNIT`s."""
+    k, v, cur = KIND[c], VALUE[c] // _VALUE_UNIT, CURRENCY[c]
+    money, note = c < FIRST_BLUFF, c < FIRST_COIN
     G = _G
-    _counts(buf, G["hand"], view.hand)
-    _counts(buf, G["bid"], view.bid)
-    buf[G["bid_value"]] = _value(view.bid) / SUM_SCALE
-    _sums(buf, G["hand_sums"], view.hand)
-    buf[G["hand_score"]] = _score(tuple(view.hand)) / SCORE_SCALE
-    _money_counts(buf, G["right"], view.right)
-    _money_counts(buf, G["left"], view.left)
-    buf[G["right_value"]] = _value(view.right) / SUM_SCALE
-    buf[G["left_value"]] = _value(view.left) / SUM_SCALE
-    buf[G["right_size"]] = len(view.right) / GROUP_SCALE
-    buf[G["left_size"]] = len(view.left) / GROUP_SCALE
-    # unseen: every note and coin in play less what the view places
-    seen = set(view.hand) | set(view.right) | set(view.left)
-    for r in range(n):
-        seen.update(view.table[r])
-        seen.update(view.known_hands[r])
-        if view.final_hands:
-            seen.update(view.final_hands[r])
-    _money_counts(buf, G["unseen"], [c for c in _in_play(n) if c not in seen])
-    buf[G["pile_size"]] = view.pile_size / PILE_SCALE
-    buf[G["round"]] = view.round / MAX_ROUNDS
-    buf[G["last_round"]] = 1.0 if view.last_round else 0.0
-    buf[G["phase"] + view.phase] = 1.0
-    if view.to_act >= 0:
-        buf[G["to_act"] + view.to_act] = 1.0
-    buf[G["first_bidder"] + view.first_bidder] = 1.0
-    buf[G["num_players"] + PLAYER_COUNTS.index(n)] = 1.0
-    # committed bids: the seats from the first bidder up to (not including) the one to bid
-    committed = set()
-    if view.phase == 0 and view.to_act >= 0:
-        committed = {
-            (view.first_bidder + i) % n for i in range((view.to_act - view.first_bidder) % n)
-        }
-    F = _FIELD
-    for r in range(n):
-        b = _SEAT0 + r * SEAT_BLOCK
-        buf[b + F["present"]] = 1.0
-        buf[b + F["hand_size"]] = view.hand_sizes[r] / SIZE_SCALE
-        known = view.known_hands[r]
-        _money_counts(buf, b + F["known"], known)
-        _sums(buf, b + F["known_sums"], known)
-        buf[b + F["known_score"]] = _score(tuple(known)) / SCORE_SCALE
-        rev = view.revealed[r]
-        _money_counts(buf, b + F["revealed"], rev)
-        buf[b + F["revealed_value"]] = _value(rev) / SUM_SCALE
-        tab = view.table[r]
-        _money_counts(buf, b + F["table"], tab)
-        buf[b + F["table_value"]] = _value(tab) / SUM_SCALE
-        if r in committed:
-            buf[b + F["committed"]] = 1.0
-        if view.bluffed[r]:
-            buf[b + F["bluffed"]] = 1.0
-            if not rev:
-                buf[b + F["sat_out"]] = 1.0
-        if tab and not view.acted[r]:
-            buf[b + F["waiting"]] = 1.0
-        if view.acted[r]:
-            buf[b + F["acted"]] = 1.0
-    return buf
+    if r is None:
+        if name == "hand":  # counts (the bluff too) and the face sums of notes
+            return [(G["hand"] + k, 1)] + ([(G["hand_sums"] + cur, v)] if note else [])
+        if name == "bid":  # counts (the bluff too) and the value
+            return [(G["bid"] + k, 1), (G["bid_value"], v)]
+        if name in ("right", "left"):  # money counts, the value and the size
+            count = [(G[name] + k, 1)] if money else []
+            return count + [(G[name + "_value"], v), (G[name + "_size"], 1)]
+        return [(G["unseen"] + k, 1)] if money else []
+    b = _BASE[r]
+    count = [(b + _FIELD[name] + k, 1)] if money else []
+    if name == "known":
+        return count + ([(b + _FIELD["known_sums"] + cur, v)] if note else [])
+    return count + [(b + _FIELD[name + "_value"], v)]  # revealed, table
+
+
+_COIN_BITS = (1 << (FIRST_BLUFF - FIRST_COIN)) - 1
+_NOTE_BITS = (1 << NOTES_PER_CURRENCY) - 1
+_BIT = tuple(1 << c for c in range(NUM_CARDS)).__getitem__
+_NOTE_POINTS: tuple[int, ...] = ()  # per set of one currency's notes (a 9-bit mask): points
+_COIN_POINTS: tuple[int, ...] = ()  # per number of coins: their points
+
+
+@lru_cache(maxsize=1 << 16)
+def _score(cards: tuple[int, ...]) -> int:
+    """The engine's score of a hand (a tuple of card ids): the sum of the tabulated points of
+    each currency's notes and of the coins (`score_hand` itself for a tuple repeating a card)."""
+    if not _NOTE_POINTS:
+        _score_tables()
+    mask = sum(map(_BIT, cards))
+    if mask.bit_count() != len(cards):  # a carry: a card twice
+        return score_hand(list(cards))["total"]
+    total = _COIN_POINTS[(mask >> FIRST_COIN & _COIN_BITS).bit_count()]
+    for k in range(NUM_CURRENCIES):
+        total += _NOTE_POINTS[mask >> k * NOTES_PER_CURRENCY & _NOTE_BITS]
+    return total
+
+
+def _score_tables() -> None:
+    """A hand's score is the sum of its currencies' points and its coins' (§6), each
+    tabulated from the engine's own score of the notes of one currency alone (every currency
+    prints the same nine notes: note `k * 9 + j` has the value of note `j`), or of the coins."""
+    global _NOTE_POINTS, _COIN_POINTS
+    _COIN_POINTS = tuple(
+        score_hand(list(range(FIRST_COIN, FIRST_COIN + j)))["total"]
+        for j in range(FIRST_BLUFF - FIRST_COIN + 1)
+    )
+    _NOTE_POINTS = tuple(
+        score_hand([j for j in range(NOTES_PER_CURRENCY) if m >> j & 1])["total"]
+        for m in range(1 << NOTES_PER_CURRENCY)
+    )
+
+
+def _tables() -> tuple[list[list[int]], list[float]]:
+    """Per code its `_WIDTH` positions (a value counted in `_VALUE_UNIT`s, one position per
+    unit; the unused ones at `round`, a scalar set afterwards), and per position the divisor."""
+    pad = _G["round"]
+    pos = [[pad] * _WIDTH for _ in range(_NCODES)]
+    for name in _CARD_PIECES:
+        field = name.rstrip("0123456789")
+        r = int(name[len(field) :]) if field != name else None
+        for c in range(_CARDS):
+            row = pos[_CODE_BASE[name] + c]
+            j = 0
+            for p, units in _pairs(field, c, r):
+                row[j : j + units] = [p] * units
+                j += units
+    for p in range(OBS_SIZE):
+        pos[_UNIT + p][0] = p
+    counted = {"hand", "bid", "right", "left", "unseen"} | {
+        f"seat{r}.{f}" for r in range(_SEATS) for f in ("known", "revealed", "table")
+    }
+    valued = {"hand_sums", "bid_value", "right_value", "left_value"} | {
+        f"seat{r}.{f}"
+        for r in range(_SEATS)
+        for f in ("known_sums", "revealed_value", "table_value")
+    }
+    div: list[float] = []
+    for name, size, scale, _ in OBS_SPEC:
+        if name in counted:
+            div += KIND_COPIES[:size]
+        else:
+            div += [scale / _VALUE_UNIT if name in valued else scale] * size
+    return pos, div
+
+
+def _make_encoder() -> Any:
+    """The encoder of one view's fields, its tables built (numpy imported) on first use."""
+    import numpy as np
+
+    pos, div = _tables()
+    EXP = np.array(pos, dtype=np.intp)
+    DIV = np.array(div, dtype=np.float32)  # whole numbers, exact in float32
+    bincount, divide, empty, take = np.bincount, np.divide, np.empty, EXP.take
+    float32 = np.float32
+    size = OBS_SIZE
+    TABLE_CODES, COMMITTED, IN_PLAY = _TABLE_CODES, _COMMITTED, _IN_PLAY
+    PHASE, FIRST, TO_ACT, LAST_ROUND = _PHASE, _FIRST, _TO_ACT, _LAST_ROUND
+    HAND, BID, RIGHT, LEFT = _HAND, _BID, _RIGHT, _LEFT
+    HAND_SCORE, PILE_SIZE, ROUND = _HAND_SCORE, _PILE_SIZE, _ROUND
+    score = _score
+    SEATS = _SEAT_ROWS
+
+    def encode(
+        n: int,
+        seat: int,
+        phase: int,
+        rnd: int,
+        to_act: int,
+        first: int,
+        last_round: bool,
+        hand: Any,
+        bid: Any,
+        right: Any,
+        left: Any,
+        pile_size: int,
+        sizes: Any,
+        known: Any,
+        revealed: Any,
+        table: Any,
+        bluffed: Any,
+        acted: Any,
+        final: Any,
+        out: Any,
+    ) -> Any:
+        # the per-seat sequences are indexed by seat p, the viewer `seat` (0 for a view's
+        # sequences, relative already)
+        codes = list(TABLE_CODES[n])
+        add = codes.append
+        ext = codes.extend
+        add(PHASE[phase])
+        add(FIRST[first])
+        if to_act >= 0:
+            add(TO_ACT[to_act])
+            if phase == 0:
+                ext(COMMITTED[n][first][to_act])
+        if last_round:
+            add(LAST_ROUND)
+        ext(map(HAND, hand))
+        if bid:
+            ext(map(BID, bid))
+        ext(map(RIGHT, right))
+        ext(map(LEFT, left))
+        # an unseen card's code is its id (the piece's base is 0)
+        ext(IN_PLAY[n].difference(hand, right, left, *table, *known, *final))
+        seats = SEATS[n][seat]
+        for p, kn, rv, tb, bluff, sat_out, has_acted, wait, _, _ in seats:
+            k = known[p]
+            if k:
+                ext(map(kn, k))
+            rev = revealed[p]
+            if rev:
+                ext(map(rv, rev))
+            tab = table[p]
+            if tab:
+                ext(map(tb, tab))
+            if bluffed[p]:
+                add(bluff)
+                if not rev:
+                    add(sat_out)
+            if acted[p]:
+                add(has_acted)
+            elif tab:
+                add(wait)
+        raw = bincount(take(codes, 0).ravel(), None, size)
+        raw[HAND_SCORE] = score(tuple(hand))
+        raw[PILE_SIZE] = pile_size
+        raw[ROUND] = rnd
+        for p, _, _, _, _, _, _, _, hand_size, known_score in seats:
+            raw[hand_size] = sizes[p]
+            raw[known_score] = score(tuple(known[p]))
+        if out is None:
+            out = empty(size, float32)
+        divide(raw, DIV, out=out, dtype=float32)
+        return out
+
+    return encode
+
+
+_encode: Any = None  # `_make_encoder()`, on first use
+
+
+def _build() -> Any:
+    global _encode
+    _encode = _make_encoder()
+    return _encode
 
 
 def encode_observation(view: PlayerView, out: np.ndarray | None = None) -> np.ndarray:
     """The flat float32 observation of a `PlayerView` (layout: `OBS_PIECES`), written into
     `out` (a float32 array of `OBS_SIZE`) when given."""
-    import numpy as np
-
-    buf = entries(view)
-    if out is None:
-        return np.array(buf, dtype=np.float32)
-    out[:] = buf
-    return out
+    return (_encode or _build())(
+        view.num_players,
+        0,  # the view's seats are relative already
+        view.phase,
+        view.round,
+        view.to_act,
+        view.first_bidder,
+        view.last_round,
+        view.hand,
+        view.bid,
+        view.right,
+        view.left,
+        view.pile_size,
+        view.hand_sizes,
+        view.known_hands,
+        view.revealed,
+        view.table,
+        view.bluffed,
+        view.acted,
+        view.final_hands,
+        out,
+    )
 
 
 def encode_state(state: Any, seat: int, out: np.ndarray | None = None) -> np.ndarray:
-    """`encode_observation(player_view(state, seat))`."""
-    from .engine import player_view
+    """`encode_observation(player_view(state, seat))`, bit for bit, straight from the state
+    (no view is built)."""
+    n = state.n
+    if type(seat) is not int or not 0 <= seat < n:
+        from .engine import player_view
 
-    return encode_observation(player_view(state, seat), out)
+        player_view(state, seat)  # raises the view's error naming the seat
+    phase = state.phase
+    cur = state.cur
+    hands = state.hands
+    return (_encode or _build())(
+        n,
+        seat,
+        phase,
+        state.round,
+        (cur - seat) % n if cur >= 0 else -1,
+        (first_bidder(state) - seat) % n,
+        is_last_round(state),
+        hands[seat],
+        state.sel[seat] if phase == BID_PHASE else (),
+        state.right,
+        state.left,
+        len(state.pile),
+        list(map(len, hands)),
+        state.known,
+        state.revealed,
+        state.table,
+        state.bluffed,
+        state.acted,
+        hands if phase == GAME_OVER else (),
+        out,
+    )
 
 
 def describe(obs: Any) -> dict[str, list[float]]:

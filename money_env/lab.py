@@ -168,6 +168,10 @@ class MoneyGame(Game):
     def encode_observation(self, view: Any, out: Any = None) -> Any:
         return self._encoding.encode_observation(view, out)
 
+    def encode_state(self, state: GameState, seat: int, out: Any = None) -> Any:
+        # straight from the state, no view built: the same vector bit for bit
+        return self._encoding.encode_state(state, seat, out)
+
     def potential(self, state: GameState, seat: int) -> float:
         return 0.0
 
