@@ -274,104 +274,115 @@ def _game_config(game: Game, n: int, starting_money: str, board_spaces: int):
         fail(str(e))
 
 
+# the options of `lastwill arena` (one alias per option; the shared ones are above)
+ArenaPlayersOpt = Annotated[
+    str,
+    typer.Option(
+        "--players",
+        "-p",
+        metavar="<list>",
+        help="Comma-separated entrant specs, exactly --num-players of them "
+        "(repeat a spec to seat it twice), e.g. random,random,random,random",
+    ),
+]
+ArenaNumPlayersOpt = Annotated[
+    int | None,
+    typer.Option(
+        "--num-players",
+        "-n",
+        help=help_default(f"Seats per table, {PLAYER_RANGE}", "one per --players spec"),
+    ),
+]
+ArenaGamesOpt = Annotated[
+    int,
+    typer.Option("--games", "-g", help="Total games, rounded up to a multiple of the seatings"),
+]
+ArenaSeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Tournament seed")]
+ArenaDealsOpt = Annotated[
+    str,
+    typer.Option(
+        "--deals",
+        metavar="<validation|test>",
+        help="Deal set: validation (for screening and tuning) or test (for reported "
+        "figures; never choose on it); see docs/RESULTS.md",
+    ),
+]
+AllSeatingsOpt = Annotated[
+    bool,
+    typer.Option("--all-seatings", help="Every distinct permutation of seats, not just rotations"),
+]
+RayOpt = Annotated[
+    bool, typer.Option("--ray", help="Fan games out as Ray tasks (pip install -e '.\\[ray]')")
+]
+RayAddressOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--ray-address",
+        metavar="<text>",
+        help=help_default(
+            "With --ray: the Ray cluster to run on (host:port printed by `ray start --head`)",
+            "$RAY_ADDRESS, else a local Ray",
+        ),
+    ),
+]
+ArenaOutOpt = Annotated[
+    Path | None,
+    typer.Option("--out", "-o", help=help_default("JSONL match log", "runs/arena/<time>.jsonl")),
+]
+ArenaResumeOpt = Annotated[
+    bool,
+    typer.Option("--resume", help="Continue the log at --out, skipping recorded games"),
+]
+PlotOpt = Annotated[
+    Path | None,
+    typer.Option("--plot", help=help_default("Write a PNG of win rates with 95% CIs", "no plot")),
+]
+PairedCsvOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--paired-csv",
+        help=help_default(
+            "Write the paired comparisons (every pair of entrants on the same deals) as a "
+            "CSV file, one row per pair: pandas.read_csv(PATH)",
+            "no file",
+        ),
+    ),
+]
+ArenaForceOpt = Annotated[
+    bool,
+    typer.Option("--force", help="Replace an existing --plot image or --paired-csv file"),
+]
+ArenaAnchorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--anchor",
+        metavar="<spec>",
+        help=help_default(
+            "Entrant (spec or display name) whose rating is pinned to 0",
+            "random, when it plays",
+        ),
+    ),
+]
+
+
 @app.command(cls=_LegendCommand, help=ARENA_HELP, context_settings={"max_content_width": 100})
 def arena(
-    players: Annotated[
-        str,
-        typer.Option(
-            "--players",
-            "-p",
-            metavar="<list>",
-            help="Comma-separated entrant specs, exactly --num-players of them "
-            "(repeat a spec to seat it twice), e.g. random,random,random,random",
-        ),
-    ],
-    num_players: Annotated[
-        int | None,
-        typer.Option(
-            "--num-players",
-            "-n",
-            help=help_default(f"Seats per table, {PLAYER_RANGE}", "one per --players spec"),
-        ),
-    ] = None,
-    games: Annotated[
-        int,
-        typer.Option("--games", "-g", help="Total games, rounded up to a multiple of the seatings"),
-    ] = 100,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Tournament seed")] = 0,
-    deals: Annotated[
-        str,
-        typer.Option(
-            "--deals",
-            metavar="<validation|test>",
-            help="Deal set: validation (for screening and tuning) or test (for reported "
-            "figures; never choose on it); see docs/RESULTS.md",
-        ),
-    ] = "validation",
-    all_seatings: Annotated[
-        bool,
-        typer.Option(
-            "--all-seatings", help="Every distinct permutation of seats, not just rotations"
-        ),
-    ] = False,
+    players: ArenaPlayersOpt,
+    num_players: ArenaNumPlayersOpt = None,
+    games: ArenaGamesOpt = 100,
+    seed: ArenaSeedOpt = 0,
+    deals: ArenaDealsOpt = "validation",
+    all_seatings: AllSeatingsOpt = False,
     workers: WorkersOpt = 1,
-    use_ray: Annotated[
-        bool, typer.Option("--ray", help="Fan games out as Ray tasks (pip install -e '.\\[ray]')")
-    ] = False,
-    ray_address: Annotated[
-        str | None,
-        typer.Option(
-            "--ray-address",
-            metavar="<text>",
-            help=help_default(
-                "With --ray: the Ray cluster to run on (host:port printed by `ray start --head`)",
-                "$RAY_ADDRESS, else a local Ray",
-            ),
-        ),
-    ] = None,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out", "-o", help=help_default("JSONL match log", "runs/arena/<time>.jsonl")
-        ),
-    ] = None,
-    resume: Annotated[
-        bool,
-        typer.Option("--resume", help="Continue the log at --out, skipping recorded games"),
-    ] = False,
+    use_ray: RayOpt = False,
+    ray_address: RayAddressOpt = None,
+    out: ArenaOutOpt = None,
+    resume: ArenaResumeOpt = False,
     fmt: FormatOpt = OutputFormat.table,
-    plot: Annotated[
-        Path | None,
-        typer.Option(
-            "--plot", help=help_default("Write a PNG of win rates with 95% CIs", "no plot")
-        ),
-    ] = None,
-    paired_csv: Annotated[
-        Path | None,
-        typer.Option(
-            "--paired-csv",
-            help=help_default(
-                "Write the paired comparisons (every pair of entrants on the same deals) as a "
-                "CSV file, one row per pair: pandas.read_csv(PATH)",
-                "no file",
-            ),
-        ),
-    ] = None,
-    force: Annotated[
-        bool,
-        typer.Option("--force", help="Replace an existing --plot image or --paired-csv file"),
-    ] = False,
-    anchor: Annotated[
-        str | None,
-        typer.Option(
-            "--anchor",
-            metavar="<spec>",
-            help=help_default(
-                "Entrant (spec or display name) whose rating is pinned to 0",
-                "random, when it plays",
-            ),
-        ),
-    ] = None,
+    plot: PlotOpt = None,
+    paired_csv: PairedCsvOpt = None,
+    force: ArenaForceOpt = False,
+    anchor: ArenaAnchorOpt = None,
     starting_money: StartingMoneyOpt = "70",
     board_spaces: BoardSpacesOpt = 5,
     quiet: QuietOpt = False,
@@ -804,93 +815,105 @@ def _int_list_option(text: str, flag: str) -> list[int]:
     return values
 
 
+# the options of `lastwill eval` (one alias per option; the shared ones are above)
+EvalSpecArg = Annotated[
+    str,
+    typer.Argument(
+        help="The player to evaluate, e.g. ppo:agents/policies/reference.npz@ref or greedy"
+    ),
+]
+EvalNumPlayersOpt = Annotated[
+    str,
+    typer.Option(
+        "--num-players",
+        "-n",
+        metavar="<list>",
+        show_default=False,
+        help=help_default(
+            "Player counts, comma-separated, e.g. 2,3,4,5", "4, the count training evaluates at"
+        ),
+    ),
+]
+EvalGamesOpt = Annotated[
+    int,
+    typer.Option("--games", "-g", help="Games per table, rounded up to whole seat rotations"),
+]
+PanelOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--panel",
+        metavar="<list>",
+        help=help_default("Comma-separated bot specs of the panel", "the lab's panel"),
+    ),
+]
+EvalSeedOpt = Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals")]
+EvalDealsOpt = Annotated[
+    str,
+    typer.Option(
+        "--deals",
+        metavar="<validation|test>",
+        help="Deal set: test (for reported figures) or validation (for choosing among "
+        "players); see docs/RESULTS.md",
+    ),
+]
+EvalAnchorOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--anchor",
+        metavar="<spec>",
+        help="Spec whose rating is 0; one outside the panel sits at the mixed "
+        "tables \\[default: the first panel bot]",
+    ),
+]
+MixedOpt = Annotated[bool, typer.Option("--mixed/--no-mixed", help="Play the mixed tables")]
+EvalOutOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--out", "-o", help=help_default("JSONL log of the games", "runs/eval/<time>.jsonl")
+    ),
+]
+EvalResumeOpt = Annotated[
+    bool,
+    typer.Option(
+        "--resume",
+        help="Continue the log at --out (same options), playing only the missing games",
+    ),
+]
+NoPlayOpt = Annotated[
+    bool,
+    typer.Option(
+        "--no-play",
+        help="Play nothing: summarise the games of the log at --out (same options; "
+        "checked as --resume checks it, never written), e.g. of an evaluation still "
+        "running; a table short of its games is named on stderr: not a result yet",
+    ),
+]
+
+
 @app.command(
     "eval", cls=_LegendCommand, help=EVAL_HELP, context_settings={"max_content_width": 100}
 )
 def eval_cmd(
-    spec: Annotated[
-        str,
-        typer.Argument(
-            help="The player to evaluate, e.g. ppo:agents/policies/reference.npz@ref or greedy"
-        ),
-    ],
-    num_players: Annotated[
-        str,
-        typer.Option(
-            "--num-players",
-            "-n",
-            metavar="<list>",
-            show_default=False,
-            help=help_default(
-                "Player counts, comma-separated, e.g. 2,3,4,5", "4, the count training evaluates at"
-            ),
-        ),
-    ] = "4",
-    games: Annotated[
-        int,
-        typer.Option("--games", "-g", help="Games per table, rounded up to whole seat rotations"),
-    ] = 400,
-    panel: Annotated[
-        str | None,
-        typer.Option(
-            "--panel",
-            metavar="<list>",
-            help=help_default("Comma-separated bot specs of the panel", "the lab's panel"),
-        ),
-    ] = None,
-    seed: Annotated[int, typer.Option("--seed", "-s", help="Seed of the deals")] = 0,
-    deals: Annotated[
-        str,
-        typer.Option(
-            "--deals",
-            metavar="<validation|test>",
-            help="Deal set: test (for reported figures) or validation (for choosing among "
-            "players); see docs/RESULTS.md",
-        ),
-    ] = "test",
-    anchor: Annotated[
-        str | None,
-        typer.Option(
-            "--anchor",
-            metavar="<spec>",
-            help="Spec whose rating is 0; one outside the panel sits at the mixed "
-            "tables \\[default: the first panel bot]",
-        ),
-    ] = None,
-    mixed: Annotated[bool, typer.Option("--mixed/--no-mixed", help="Play the mixed tables")] = True,
+    spec: EvalSpecArg,
+    num_players: EvalNumPlayersOpt = "4",
+    games: EvalGamesOpt = 400,
+    panel: PanelOpt = None,
+    seed: EvalSeedOpt = 0,
+    deals: EvalDealsOpt = "test",
+    anchor: EvalAnchorOpt = None,
+    mixed: MixedOpt = True,
     workers: WorkersOpt = 1,
-    out: Annotated[
-        Path | None,
-        typer.Option(
-            "--out", "-o", help=help_default("JSONL log of the games", "runs/eval/<time>.jsonl")
-        ),
-    ] = None,
+    out: EvalOutOpt = None,
     fmt: FormatOpt = OutputFormat.table,
     starting_money: StartingMoneyOpt = "70",
     board_spaces: BoardSpacesOpt = 5,
     quiet: QuietOpt = False,
     move_time_limit: MoveTimeLimitOpt = DEFAULT_MOVE_TIME_LIMIT,
-    resume: Annotated[
-        bool,
-        typer.Option(
-            "--resume",
-            help="Continue the log at --out (same options), playing only the missing games",
-        ),
-    ] = False,
-    no_play: Annotated[
-        bool,
-        typer.Option(
-            "--no-play",
-            help="Play nothing: summarise the games of the log at --out (same options; "
-            "checked as --resume checks it, never written), e.g. of an evaluation still "
-            "running; a table short of its games is named on stderr: not a result yet",
-        ),
-    ] = False,
+    resume: EvalResumeOpt = False,
+    no_play: NoPlayOpt = False,
     game_name: GameOpt = DEFAULT_GAME,
 ) -> None:
     from . import arena as ar
-    from . import evaluate as ev
-    from .registry import PlayerSpecError
 
     move_time_limit = _move_time_limit(move_time_limit)
     seed = _seed(seed)
@@ -902,36 +925,51 @@ def eval_cmd(
     sm = getattr(checked, "starting_money", 70)  # Last Will's option, parsed and checked
     _check_eval_out(out, resume, no_play)
     target = out if out is not None else ar.default_out_path("runs/eval")
-    progress, task_id = _progress_bar("eval", quiet or no_play)
+    result = _run_eval(
+        spec,
+        bots,
+        counts,
+        quiet or no_play,
+        games=games,
+        seed=seed,
+        deals=deals,
+        mixed=mixed,
+        anchor=anchor,
+        workers=workers,
+        starting_money=sm,
+        board_spaces=board_spaces,
+        out=target,
+        move_time_limit=move_time_limit,
+        resume=resume,
+        play=not no_play,
+        game_name=game.name,
+    )
+    _report_eval(result, fmt)
+
+
+def _run_eval(spec: str, bots: list[str], counts: list[int], quiet: bool, **options):
+    """Evaluate ``spec`` against the panel ``bots`` at the player ``counts`` (``options``: those
+    of :func:`agents.evaluate.evaluate`) under a progress bar; an evaluation error exits 2."""
+    from . import evaluate as ev
+    from .registry import PlayerSpecError
+
+    progress, task_id = _progress_bar("eval", quiet)
     try:
         # bad counts or an empty panel fail before any game
-        ev.panel_tables(spec, bots, counts, game_name=game.name)
+        ev.panel_tables(spec, bots, counts, game_name=options["game_name"])
         with progress, contextlib.redirect_stdout(sys.stderr):  # stdout is the summary's
-            result = ev.evaluate(
+            return ev.evaluate(
                 spec,
                 panel=bots,
                 num_players=counts,
-                games=games,
-                seed=seed,
-                deals=deals,
-                mixed=mixed,
-                anchor=anchor,
-                workers=workers,
-                starting_money=sm,
-                board_spaces=board_spaces,
-                out=target,
                 on_start=lambda total: progress.update(task_id, total=total),
                 on_game=lambda row: progress.update(task_id, advance=1),
                 trusted=True,  # the specs were typed here (docs/TRUST.md)
-                move_time_limit=move_time_limit,
-                resume=resume,
                 on_note=lambda text: note(f"note: {text}"),
-                play=not no_play,
-                game_name=game.name,
+                **options,
             )
     except (ev.EvalError, PlayerSpecError, ConfigError) as e:
         fail(str(e))
-    _report_eval(result, fmt)
 
 
 def _check_eval_out(out: Path | None, resume: bool, no_play: bool = False) -> None:

@@ -497,18 +497,7 @@ def evaluate(
     rules = load_game(game_name)
     panel = list(rules.default_panel if panel is None else panel)
     named = {} if game_name == DEFAULT_GAME else {"game": rules}
-    check_names(spec, panel, anchor)
-    if anchor is not None and anchor not in panel and not mixed:
-        raise EvalError(
-            f"the anchor {anchor!r} would play no game: it is not in the panel "
-            f"({', '.join(panel)}) and the mixed tables, where it would sit, are off; add it "
-            f"to the panel or play the mixed tables"
-        )
-    for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]) if play else ():
-        try:  # a bad spec fails here, before any game
-            build_agent(s, 0, move_time_limit, trusted=trusted, **named).reset(0)
-        except AgentFault as e:
-            raise EvalError(str(e)) from None
+    _check_players(spec, panel, anchor, mixed, play, move_time_limit, trusted, named)
     anchor = anchor if anchor is not None else (panel[0] if panel else None)
     tables = panel_tables(spec, panel, num_players, mixed, anchor, game_name)
     out_path = Path(out) if out is not None else None
@@ -524,16 +513,91 @@ def evaluate(
     header = _header(spec, panel, seed, deals, anchor, games, tables, game_name)
     if not play:
         return _read_evaluation(spec, tables, out_path, header, seed, games, say, **deal)
-    done: list[dict[str, Any]] = []
-    log = None
-    schedules = None
-    if out_path is not None:  # checked before any game: never over a file, nor into a dir
+    done, log, schedules = _open_log(out_path, resume, header, tables, games, seed, say, deal)
+    t0 = time.perf_counter()
+    rows = done + _play_into_log(
+        log,
+        on_game,
+        tables,
+        games,
+        seed=seed,
+        deals=deals,
+        workers=workers,
+        starting_money=starting_money,
+        board_spaces=board_spaces,
+        on_start=on_start,
+        trusted=trusted,
+        move_time_limit=move_time_limit,
+        skip=len(done),
+        game_name=game_name,
+    )
+    if schedules is None:  # no log: made now, after play_tables has checked the options
         schedules = table_schedules(tables, games, **deal, seed=seed)
-        done, good = _check_log(out_path, resume, header, schedules, say)
-        try:
-            log = RowLog(out_path, header, rows=done, good=good, on_note=say)
-        except DestinationError as e:
+    result = _evaluation(spec, tables, rows, seed, anchor, deals, schedules)
+    result.elapsed = time.perf_counter() - t0
+    result.out = log.out if log is not None else None
+    return result
+
+
+def _check_players(
+    spec: str,
+    panel: list[str],
+    anchor: str | None,
+    mixed: bool,
+    play: bool,
+    move_time_limit: float,
+    trusted: bool,
+    named: dict[str, Any],
+) -> None:
+    """The names of :func:`evaluate` checked, the anchor sure to play, and (when it plays)
+    every player built once, so a bad spec fails before any game (:class:`EvalError`)."""
+    check_names(spec, panel, anchor)
+    if anchor is not None and anchor not in panel and not mixed:
+        raise EvalError(
+            f"the anchor {anchor!r} would play no game: it is not in the panel "
+            f"({', '.join(panel)}) and the mixed tables, where it would sit, are off; add it "
+            f"to the panel or play the mixed tables"
+        )
+    for s in dict.fromkeys([spec, *panel, *([anchor] if anchor else [])]) if play else ():
+        try:  # a bad spec fails here, before any game
+            build_agent(s, 0, move_time_limit, trusted=trusted, **named).reset(0)
+        except AgentFault as e:
             raise EvalError(str(e)) from None
+
+
+def _open_log(
+    out_path: Path | None,
+    resume: bool,
+    header: dict[str, Any],
+    tables: list[Table],
+    games: int,
+    seed: int,
+    say: Callable[[str], None],
+    deal: dict[str, Any],
+) -> tuple[list[dict[str, Any]], RowLog | None, list[tuple[Table, ScheduleTasks]] | None]:
+    """The rows already in the log at ``out_path``, the log opened to append to, and the
+    tables' schedules; ``([], None, None)`` without a log. Checked before any game: never
+    over a file, nor into a dir."""
+    if out_path is None:
+        return [], None, None
+    schedules = table_schedules(tables, games, **deal, seed=seed)
+    done, good = _check_log(out_path, resume, header, schedules, say)
+    try:
+        log = RowLog(out_path, header, rows=done, good=good, on_note=say)
+    except DestinationError as e:
+        raise EvalError(str(e)) from None
+    return done, log, schedules
+
+
+def _play_into_log(
+    log: RowLog | None,
+    on_game: Callable[[dict[str, Any]], None] | None,
+    tables: list[Table],
+    games: int,
+    **play: Any,
+) -> list[dict[str, Any]]:
+    """:func:`play_tables` (``play``: its options), each game written to ``log`` then given to
+    ``on_game``; the log is closed at the end (a log that cannot be written: EvalError)."""
 
     def logged(row: dict[str, Any]) -> None:
         if log is not None:
@@ -541,34 +605,13 @@ def evaluate(
         if on_game is not None:
             on_game(row)
 
-    t0 = time.perf_counter()
     try:
-        rows = done + play_tables(
-            tables,
-            games,
-            seed=seed,
-            deals=deals,
-            workers=workers,
-            starting_money=starting_money,
-            board_spaces=board_spaces,
-            on_start=on_start,
-            on_game=logged,
-            trusted=trusted,
-            move_time_limit=move_time_limit,
-            skip=len(done),
-            game_name=game_name,
-        )
+        return play_tables(tables, games, on_game=logged, **play)
     except DestinationError as e:
         raise EvalError(str(e)) from None
     finally:
         if log is not None:
             log.close()
-    if schedules is None:  # no log: made now, after play_tables has checked the options
-        schedules = table_schedules(tables, games, **deal, seed=seed)
-    result = _evaluation(spec, tables, rows, seed, anchor, deals, schedules)
-    result.elapsed = time.perf_counter() - t0
-    result.out = log.out if log is not None else None
-    return result
 
 
 def _evaluation(

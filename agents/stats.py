@@ -528,40 +528,10 @@ def paired_comparison(
         raise ValueError(f"level={level!r} must be between 0 and 1")
     if a == b and rows_b is None:
         raise ValueError(f"compare two different entrants, not {a!r} with itself")
-    per_deal: dict[Any, list[list[float]]] = {}  # deal -> [a scores, b scores]
-    pairs: list[tuple[bool, bool]] = []  # McNemar pairs (a won, b won)
-    games = 0
     if rows_b is None:
-        mine = [r for r in game_rows(rows) if _ok(r) and a in r["seating"] and b in r["seating"]]
-        two = bool(mine) and all(len(r["seating"]) == 2 for r in mine)
-        by_deal: dict[Any, list[dict[str, Any]]] = {}
-        for r in mine:
-            games += 1
-            d = per_deal.setdefault(_deal_key(r), [[], []])
-            d[0] += _seat_scores(r, a, metric)
-            d[1] += _seat_scores(r, b, metric)
-            by_deal.setdefault(_deal_key(r), []).append(r)
-        if two:
-            for deal_games in by_deal.values():
-                first_a = [r for r in deal_games if r["seating"][0] == a]
-                first_b = [r for r in deal_games if r["seating"][0] == b]
-                if first_a and first_b:
-                    pairs.append((seat_win(first_a[0], 0) == 1, seat_win(first_b[0], 0) == 1))
+        per_deal, pairs, games = _pair_one_log(rows, a, b, metric)
     else:
-        other = {r.get("game"): r for r in game_rows(rows_b)}
-        for r in game_rows(rows):
-            q = other.get(r.get("game"))
-            if q is None or _deal_key(q) != _deal_key(r) or not (_ok(r) and _ok(q)):
-                continue
-            if a not in r["seating"] or b not in q["seating"]:
-                continue
-            games += 1
-            d = per_deal.setdefault(_deal_key(r), [[], []])
-            d[0] += _seat_scores(r, a, metric)
-            d[1] += _seat_scores(q, b, metric)
-            won_a = any(seat_win(r, i) == 1 for i, s in enumerate(r["seating"]) if s == a)
-            won_b = any(seat_win(q, i) == 1 for i, s in enumerate(q["seating"]) if s == b)
-            pairs.append((won_a, won_b))
+        per_deal, pairs, games = _pair_two_logs(rows, rows_b, a, b, metric)
     diffs = [sum(x) / len(x) - sum(y) / len(y) for x, y in per_deal.values() if x and y]
     out: dict[str, Any] = {
         "a": a,
@@ -584,22 +554,88 @@ def paired_comparison(
     out["b_value"] = out["a_value"] - sum(diffs) / len(diffs)
     out["diff"] = sum(diffs) / len(diffs)
     out["ci_lo"], out["ci_hi"] = _bootstrap(diffs, level, resamples, seed)
-    lower_is_better = metric == "mean_rank"
-    better = None
-    if out["ci_lo"] > 0:
-        better = b if lower_is_better else a
-    elif out["ci_hi"] < 0:
-        better = a if lower_is_better else b
-    out["better"] = better
-    if pairs:
-        a_only = sum(1 for x, y in pairs if x and not y)
-        b_only = sum(1 for x, y in pairs if y and not x)
-        out["mcnemar"] = {"a_only": a_only, "b_only": b_only, "p": mcnemar_exact(a_only, b_only)}
-    else:
-        out["mcnemar"] = None
+    out["better"] = _better(out["ci_lo"], out["ci_hi"], a, b, metric)
+    out["mcnemar"] = _mcnemar(pairs)
     out["warning"] = _small_sample_warning(diffs, metric)
     out["verdict"] = _verdict(out)
     return out
+
+
+_PerDeal = dict[Any, list[list[float]]]  # deal -> [a's scores, b's scores]
+_Pairs = list[tuple[bool, bool]]  # McNemar pairs (a won, b won)
+
+
+def _pair_one_log(
+    rows: Iterable[dict[str, Any]], a: str, b: str, metric: str
+) -> tuple[_PerDeal, _Pairs, int]:
+    """:func:`paired_comparison` of one log: the per-deal scores of ``a`` and ``b`` over the
+    games where both sit, the McNemar pairs (two-player games only: on each deal, the game
+    with ``a`` in seat 0 beside the game with ``b`` in seat 0) and the number of games."""
+    per_deal: _PerDeal = {}
+    pairs: _Pairs = []
+    games = 0
+    mine = [r for r in game_rows(rows) if _ok(r) and a in r["seating"] and b in r["seating"]]
+    two = bool(mine) and all(len(r["seating"]) == 2 for r in mine)
+    by_deal: dict[Any, list[dict[str, Any]]] = {}
+    for r in mine:
+        games += 1
+        d = per_deal.setdefault(_deal_key(r), [[], []])
+        d[0] += _seat_scores(r, a, metric)
+        d[1] += _seat_scores(r, b, metric)
+        by_deal.setdefault(_deal_key(r), []).append(r)
+    if two:
+        for deal_games in by_deal.values():
+            first_a = [r for r in deal_games if r["seating"][0] == a]
+            first_b = [r for r in deal_games if r["seating"][0] == b]
+            if first_a and first_b:
+                pairs.append((seat_win(first_a[0], 0) == 1, seat_win(first_b[0], 0) == 1))
+    return per_deal, pairs, games
+
+
+def _pair_two_logs(
+    rows: Iterable[dict[str, Any]], rows_b: Iterable[dict[str, Any]], a: str, b: str, metric: str
+) -> tuple[_PerDeal, _Pairs, int]:
+    """:func:`paired_comparison` of two logs: game ``g`` of ``rows`` (``a``'s) paired with game
+    ``g`` of ``rows_b`` (``b``'s) when their deal seeds match; the per-deal scores, the
+    McNemar pairs (one per paired game) and the number of paired games."""
+    per_deal: _PerDeal = {}
+    pairs: _Pairs = []
+    games = 0
+    other = {r.get("game"): r for r in game_rows(rows_b)}
+    for r in game_rows(rows):
+        q = other.get(r.get("game"))
+        if q is None or _deal_key(q) != _deal_key(r) or not (_ok(r) and _ok(q)):
+            continue
+        if a not in r["seating"] or b not in q["seating"]:
+            continue
+        games += 1
+        d = per_deal.setdefault(_deal_key(r), [[], []])
+        d[0] += _seat_scores(r, a, metric)
+        d[1] += _seat_scores(q, b, metric)
+        won_a = any(seat_win(r, i) == 1 for i, s in enumerate(r["seating"]) if s == a)
+        won_b = any(seat_win(q, i) == 1 for i, s in enumerate(q["seating"]) if s == b)
+        pairs.append((won_a, won_b))
+    return per_deal, pairs, games
+
+
+def _better(ci_lo: float, ci_hi: float, a: str, b: str, metric: str) -> str | None:
+    """The better entrant when the interval of ``a - b`` excludes 0 (lower is better for
+    ``mean_rank``), else None."""
+    lower_is_better = metric == "mean_rank"
+    if ci_lo > 0:
+        return b if lower_is_better else a
+    if ci_hi < 0:
+        return a if lower_is_better else b
+    return None
+
+
+def _mcnemar(pairs: _Pairs) -> dict[str, Any] | None:
+    """McNemar's exact test over the (a won, b won) ``pairs``, or None without pairs."""
+    if not pairs:
+        return None
+    a_only = sum(1 for x, y in pairs if x and not y)
+    b_only = sum(1 for x, y in pairs if y and not x)
+    return {"a_only": a_only, "b_only": b_only, "p": mcnemar_exact(a_only, b_only)}
 
 
 def _small_sample_warning(diffs: list[float], metric: str) -> str | None:

@@ -103,7 +103,7 @@ def markdown(lines: list[dict]) -> str:
     return "\n".join(out)
 
 
-def main() -> int:
+def _parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--policy", default="ppo:agents/policies/reference.npz")
     ap.add_argument("--panel", default=",".join(PANEL), help="comma-separated bot specs")
@@ -117,46 +117,68 @@ def main() -> int:
     ap.add_argument("--resume", action="store_true", help="continue the --out log of the same run")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
     ap.add_argument("--markdown", action="store_true", help="print the table as markdown")
-    args = ap.parse_args()
-    panel = [b.strip() for b in args.panel.split(",") if b.strip()]
+    return ap
+
+
+def _counts(players: str) -> list[int] | str:
+    """The player counts of ``--players``, or the error message saying why they are not."""
     try:
-        counts = [int(x) for x in args.players.split(",")]
+        counts = [int(x) for x in players.split(",")]
     except ValueError:
-        print(
-            f"error: --players {args.players!r}: use counts, each one of {allowed_counts()}, "
-            f"e.g. 2,3,4,5",
-            file=sys.stderr,
-        )
-        return 2
+        return f"--players {players!r}: use counts, each one of {allowed_counts()}, e.g. 2,3,4,5"
     distinct = len(set(counts)) == len(counts)
     if not counts or not all(is_player_count(n) for n in counts) or not distinct:
-        print(
-            f"error: --players {args.players!r}: use distinct counts, each one of "
-            f"{allowed_counts()}, e.g. 2,4",
-            file=sys.stderr,
+        return (
+            f"--players {players!r}: use distinct counts, each one of {allowed_counts()}, e.g. 2,4"
         )
-        return 2
+    return counts
+
+
+def _check_args(args: argparse.Namespace, panel: list[str]) -> str | None:
+    """Why the options after ``--players`` cannot run (an error message), or None."""
     if not panel:
-        print("error: --panel is empty: name at least one bot, e.g. racer", file=sys.stderr)
-        return 2
+        return "--panel is empty: name at least one bot, e.g. racer"
     if args.games < 1 or args.workers < 1:
-        print("error: --games and --workers must be at least 1", file=sys.stderr)
-        return 2
+        return "--games and --workers must be at least 1"
     if args.resume and args.out is None:
-        print("error: --resume needs --out, the log to continue", file=sys.stderr)
-        return 2
+        return "--resume needs --out, the log to continue"
     try:
         for spec in dict.fromkeys([args.policy, *panel]):
             make_agent(spec, 0)
     except PlayerSpecError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return str(e)
     if args.policy in panel:
-        print(
-            f"error: the policy {args.policy!r} is also in the panel; give it a display "
-            f"name, e.g. {args.policy}@me",
-            file=sys.stderr,
+        return (
+            f"the policy {args.policy!r} is also in the panel; give it a display "
+            f"name, e.g. {args.policy}@me"
         )
+    return None
+
+
+def _print_result(args: argparse.Namespace, result: dict) -> None:
+    """The result on stdout: one JSON object (--json), the markdown table (--markdown), or
+    one line per table."""
+    lines = result["tables"]
+    if args.json:
+        print(json.dumps(result))
+    if args.markdown:
+        print(markdown(lines))
+    if not args.json and not args.markdown:
+        for x in lines:
+            print(
+                f"{x['num_players']}p {x['table']:<16} {x['first']:<40.40} "
+                f"{100 * x['win_rate']:5.1f}% [{100 * x['ci_lo']:5.1f}, {100 * x['ci_hi']:5.1f}] "
+                f"chance {100 * x['chance']:.0f}%  {'ok' if x['clears_chance'] else 'NOT'}"
+            )
+
+
+def main() -> int:
+    args = _parser().parse_args()
+    panel = [b.strip() for b in args.panel.split(",") if b.strip()]
+    counts = _counts(args.players)
+    error = counts if isinstance(counts, str) else _check_args(args, panel)
+    if error is not None:
+        print(f"error: {error}", file=sys.stderr)
         return 2
     ts = tables(args.policy, panel, counts, not args.no_reverse)
     header = log_header(
@@ -193,17 +215,7 @@ def main() -> int:
         "seconds": round(time.perf_counter() - t0, 1),
         "tables": lines,
     }
-    if args.json:
-        print(json.dumps(result))
-    if args.markdown:
-        print(markdown(lines))
-    if not args.json and not args.markdown:
-        for x in lines:
-            print(
-                f"{x['num_players']}p {x['table']:<16} {x['first']:<40.40} "
-                f"{100 * x['win_rate']:5.1f}% [{100 * x['ci_lo']:5.1f}, {100 * x['ci_hi']:5.1f}] "
-                f"chance {100 * x['chance']:.0f}%  {'ok' if x['clears_chance'] else 'NOT'}"
-            )
+    _print_result(args, result)
     return 0
 
 

@@ -474,19 +474,12 @@ def _board_card(view: PlayerView, c: int) -> dict[str, Any]:
     }
 
 
-def frame(state: GameState, specs: list[str], viewer: int | None) -> dict[str, Any]:
-    """The table picture of ``state``: from ``player_view(state, viewer)`` alone, or (viewer
-    ``None``) the same public picture plus every hand."""
+def _seats(
+    state: GameState, view: PlayerView, specs: list[str], viewer: int | None, base: int
+) -> list[dict[str, Any]]:
+    """Each seat of :func:`frame`, in absolute order; its hand only where ``viewer`` may see
+    it (every hand when ``viewer`` is None)."""
     n = state.n
-    base = 0 if viewer is None else viewer
-    view = player_view(state, base)
-
-    def ab(rel: int) -> int | None:
-        return None if rel < 0 else view.absolute(base, rel)
-
-    over = view.phase == GAME_OVER
-    plans = CATALOGUE.plans[n]
-    taken_plans = {view.plans[rel]: ab(rel) for rel in range(n) if view.plans[rel] >= 0}
     seats = []
     for seat in range(n):
         rel = (seat - base) % n
@@ -513,12 +506,18 @@ def frame(state: GameState, specs: list[str], viewer: int | None) -> dict[str, A
                 "board": [_board_card(view, c) for c in view.boards[rel]],
             }
         )
+    return seats
+
+
+def _pending(state: GameState, view: PlayerView, viewer: int | None, over: bool) -> dict[str, Any]:
+    """What :func:`frame`'s turn has under way: actions left, the card being used and its
+    steps, the draws, the cards kept."""
     if viewer is None:
         kept = sorted(state.keep_sel) if state.keep_sel and not over else []
     else:
         kept = list(view.keep_selected)
     using = view.using
-    pending: dict[str, Any] = {
+    return {
         "actions": view.actions if TURN_PHASE <= view.phase <= BREED_PHASE and not over else None,
         "using": using if using >= 0 else None,
         "resolving": view.resolving if view.resolving >= 0 else None,
@@ -532,6 +531,23 @@ def frame(state: GameState, specs: list[str], viewer: int | None) -> dict[str, A
         ),
         "kept": kept,
     }
+
+
+def frame(state: GameState, specs: list[str], viewer: int | None) -> dict[str, Any]:
+    """The table picture of ``state``: from ``player_view(state, viewer)`` alone, or (viewer
+    ``None``) the same public picture plus every hand."""
+    n = state.n
+    base = 0 if viewer is None else viewer
+    view = player_view(state, base)
+
+    def ab(rel: int) -> int | None:
+        return None if rel < 0 else view.absolute(base, rel)
+
+    over = view.phase == GAME_OVER
+    plans = CATALOGUE.plans[n]
+    taken_plans = {view.plans[rel]: ab(rel) for rel in range(n) if view.plans[rel] >= 0}
+    seats = _seats(state, view, specs, viewer, base)
+    pending = _pending(state, view, viewer, over)
     return {
         "view": ALL if viewer is None else viewer,
         "round": view.round,

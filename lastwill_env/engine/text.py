@@ -10,7 +10,7 @@ is hidden from the others.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from .actions import decode, describe_action
 from .cards import CATALOGUE, COMPANIONS, DECKS, PROPERTY_TYPES
@@ -81,9 +81,27 @@ def render_view(
         head += f" - {PHASE_NAMES[view.phase]} - {who(view.to_act)} to act"
     head += f" - start player {who(view.start_player)}"
     lines = [head]
+    lines += _public_lines(view, who)
+    lines += _seat_lines(view, viewer, names, hands)
+    pend = _pending(view, over)
+    if pend:
+        lines.append("pending: " + "; ".join(pend))
+    if legal is not None:
+        lines.append("legal: " + "; ".join(f"{a} {describe_action(a)}" for a in legal))
+    if over and view.results is not None:
+        r = view.results
+        ranks = " ".join(f"{who(rel)}:{r['ranks'][rel]}" for rel in range(n))
+        lines.append(f"result: winner {who(r['winner'])} ({r['decided_by']}); ranks {ranks}")
+    return "\n".join(lines)
+
+
+def _public_lines(view: PlayerView, who: Callable[[int], str]) -> list[str]:
+    """:func:`render_view`'s lines of what every seat sees: the market and token supply, the
+    decks, the offer (``who(rel)``: the name of a relative seat), the discards and the
+    errands taken this round."""
     mods = " ".join(f"{PROPERTY_TYPES[t]} {m:+d}" for t, m in enumerate(view.modifiers))
     toks = " ".join(f"{COMPANIONS[t]} {k}" for t, k in enumerate(view.tokens))
-    lines.append(f"market: {mods} | token supply: {toks}")
+    lines = [f"market: {mods} | token supply: {toks}"]
     decks = " ".join(f"{DECKS[d]} {k}" for d, k in enumerate(view.deck_sizes))
     lines.append(
         f"decks: {decks} special {view.special_deck_size} | jokers {view.jokers_in_supply} | "
@@ -102,18 +120,32 @@ def render_view(
             disc.append(f"{DECKS[d]}: {_names(view.discards[d])}{hidden}")
     if disc:
         lines.append("discards: " + "; ".join(disc))
-    taken = []
+    errands = []
     if view.market_used:
-        taken.append("market")
+        errands.append("market")
     if view.opera_used:
-        taken.append("opera")
+        errands.append("opera")
     if view.extension_errands:
-        taken.append(f"extension x{view.extension_errands}")
+        errands.append(f"extension x{view.extension_errands}")
     if view.blocked_plans:
-        taken.append("blocked plans " + ",".join(str(p + 1) for p in view.blocked_plans))
-    if taken:
-        lines.append("taken this round: " + ", ".join(taken))
+        errands.append("blocked plans " + ",".join(str(p + 1) for p in view.blocked_plans))
+    if errands:
+        lines.append("taken this round: " + ", ".join(errands))
+    return lines
+
+
+def _seat_lines(
+    view: PlayerView,
+    viewer: int,
+    names: list[str],
+    hands: Sequence[Sequence[int]] | None,
+) -> list[str]:
+    """:func:`render_view`'s lines of each seat, from the viewer round the table: money, plan,
+    board, and its hand where ``hands`` gives them (else the cards known to be in it), then
+    the viewer's own hand."""
+    n = view.num_players
     plans = CATALOGUE.plans[n]
+    lines = []
     for rel in range(n):
         seat = (viewer + rel) % n
         plan = view.plans[rel]
@@ -135,6 +167,12 @@ def render_view(
         lines.append(f"your hand ({names[viewer]}): {_names(view.hand)}")
         if view.keep_selected:
             lines.append(f"kept so far: {_names(view.keep_selected)}")
+    return lines
+
+
+def _pending(view: PlayerView, over: bool) -> list[str]:
+    """What :func:`render_view` shows under way: actions left, a card being used or resolved,
+    a blind draw."""
     pend = []
     if not over and view.phase in TURN_PHASES:
         pend.append(f"actions left {view.actions}")
@@ -148,15 +186,7 @@ def render_view(
     if view.phase == DRAW_PHASE:
         q = ", ".join(DECKS[d] for d in view.draw_queue) or "-"
         pend.append(f"blind draw: {view.draws_left} left, chosen so far: {q}")
-    if pend:
-        lines.append("pending: " + "; ".join(pend))
-    if legal is not None:
-        lines.append("legal: " + "; ".join(f"{a} {describe_action(a)}" for a in legal))
-    if over and view.results is not None:
-        r = view.results
-        ranks = " ".join(f"{who(rel)}:{r['ranks'][rel]}" for rel in range(n))
-        lines.append(f"result: winner {who(r['winner'])} ({r['decided_by']}); ranks {ranks}")
-    return "\n".join(lines)
+    return pend
 
 
 def render_seat(state: GameState, seat: int, names: Sequence[str] | None = None) -> str:
