@@ -345,6 +345,44 @@ def ladder(doc: dict) -> str:
     )
 
 
+def league(doc: dict) -> str:
+    """`benchmarks/checkpoint_league.py --json`: each checkpoint's rating, then every pair."""
+    out = doc["output"]
+    short = {c["spec"]: f"step {c['step']:,}" for c in out["checkpoints"]}
+    rated = out["ratings"]["ratings"]
+    lines = ["| checkpoint | rating (Elo) | 95% CI |", "|---|---:|---|"]
+    for c in out["checkpoints"]:
+        r = rated[c["spec"]]
+        ci = "" if r["ci_lo"] is None else f"[{r['ci_lo']:+.0f}, {r['ci_hi']:+.0f}]"
+        lines.append(f"| {short[c['spec']]} | {r['rating']:+.0f} | {ci} |")
+    lines += [
+        "",
+        "| A | B | deals | A - B (win rate) | 95% CI | verdict |",
+        "|---|---|---:|---:|---|---|",
+    ]
+    for p in out["pairs"]:
+        verdict = f"{short[p['better']]} better" if p["better"] else "no clear difference"
+        lines.append(
+            f"| {short[p['a']]} | {short[p['b']]} | {p['deals']} | {100 * p['diff']:+.1f} pts | "
+            f"[{100 * p['ci_lo']:+.1f}, {100 * p['ci_hi']:+.1f}] | {verdict} |"
+        )
+    loops = out["cycles"]
+    said = (
+        "Cycles (A > B > C > A, each step clear): "
+        + "; ".join(" > ".join(short[s] for s in loop) for loop in loops)
+        if loops
+        else "No cycle: no three checkpoints beat each other in a loop with every interval clear "
+        "of 0."
+    )
+    return (
+        command_block(doc["command"])
+        + "\n"
+        + deal_line(out["deals"], out["seed"])
+        + f"{out['players']}-player tables, {out['games_per_group']} games per group of "
+        f"checkpoints.\n\n" + "\n".join(lines) + f"\n\n{said}\n"
+    )
+
+
 def _flat(d: dict, prefix: str = "") -> list[tuple[str, object]]:
     out: list[tuple[str, object]] = []
     for k, v in d.items():
@@ -663,6 +701,14 @@ SECTIONS = (
         "shared by k seats counts 1/k of a win.",
     ),
     (
+        "Money!: does self-play cycle?",
+        "league_money_3p",
+        "Checkpoints of the Money! run (`runs/train/money`, `training/configs/money.toml`) at "
+        "3-player tables against each other: their ratings over all those games (the first "
+        "checkpoint pinned at 0) and every pair's paired difference. Cycling self-play would "
+        "show as a later checkpoint losing to an earlier one, or a loop.",
+    ),
+    (
         "Money!: the search over the policy",
         "money_mcts_",
         "`mcts` over `money_v1` (determinized over the hidden hands and bids), head to head with "
@@ -697,6 +743,11 @@ def render() -> str:
             if doc is None:
                 continue
             body = ladder(doc) + notes([doc])
+        elif name.startswith("league"):
+            doc = load(name)
+            if doc is None:
+                continue
+            body = league(doc) + notes([doc])
         else:
             parts_of = load_parts(name)
             if not parts_of:
