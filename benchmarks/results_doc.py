@@ -36,9 +36,10 @@ ever seen: training's evaluations and `best.*`, stage screening with `lastwill a
 and `lastwill exploit` play **validation deals**, and those code paths refuse test deals. The
 two sets are disjoint by construction (bit 52 of every arena deal seed names its set). The
 tables below use the test deals of seed **2026**, one fixed set: the same deals at every table
-of a player count, so the tables are paired with each other. The one exception is the best
-responses' section: an exploit chooses its checkpoint, so it reports on validation deals that
-its own run never played, and says so. `lastwill eval` plays test deals
+of a player count, so the tables are paired with each other. Two exceptions say so: the best
+responses' section (an exploit chooses its checkpoint, so it reports on validation deals that
+its own run never played) and the second set of test deals (seed 2027), which checks a
+margin on deals of another seed. `lastwill eval` plays test deals
 by default and says so; `lastwill arena` plays validation deals unless given `--deals test`.
 
 Win rates are over 1,000 games per table (rounded up to whole seat rotations) with Wilson 95%
@@ -659,6 +660,13 @@ SECTIONS = (
         "(head to head at 2 players, alone against three copies at 4; one direction only: the "
         "reverse columns stay empty). Its head-to-head intervals against the racer and the "
         'sprinter at 2 players, paired over deals, are under "Paired comparisons".',
+    ),
+    (
+        "`scratch_v1` on a second set of test deals",
+        "seed2027_scratchv1",
+        "The same head-to-head tables at 2 players on the test deals of seed 2027 (the one "
+        "section not on seed 2026): whether `scratch_v1`'s margin over the racer and the "
+        "sprinter holds on deals of another seed.",
     ),
     (
         "The sprinter against the racer",
