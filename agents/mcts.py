@@ -56,7 +56,8 @@ last decision.
 
 `stats` describes the last decision and `totals` every decision since the agent was built
 (simulations, engine decisions applied, network calls, seconds, and the seconds spent in the
-engine, the encoder, the network and the prior bot).
+engine, the encoder, the network and the prior bot). `sims_done` is the simulations of the last
+search, whether `act` or a caller of `search` ran it (expert iteration's self-play counts them).
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ if TYPE_CHECKING:
     from gamecore import Game
 
 DEFAULT_SIMS = 64
+MAX_SIMS = 1_000_000  # the most simulations of one search (`sims`; expert iteration's too)
 _STAT_KEYS = ("sims", "steps", "calls", "seconds", "t_engine", "t_encode", "t_net", "t_prior")
 
 
@@ -124,7 +126,7 @@ class MCTSAgent(BaseAgent):
             )
         if sims is None and ms is None:
             sims = DEFAULT_SIMS
-        self.sims = None if sims is None else check_number("sims", sims, 1, 1_000_000, integer=True)
+        self.sims = None if sims is None else check_number("sims", sims, 1, MAX_SIMS, integer=True)
         self.ms = None if ms is None else check_number("ms", ms, 0.001, 600_000.0)
         self.c_puct = check_number("c_puct", c_puct, 0.001, 1000.0)
         self.ptemp = check_number("ptemp", ptemp, 0.01, 100.0)
@@ -143,6 +145,13 @@ class MCTSAgent(BaseAgent):
         self.totals: dict[str, float] = dict.fromkeys(("decisions", "unsearched", *_STAT_KEYS), 0)
         self._t_engine = 0.0
         self._steps = 0
+        self._sims_done = 0
+
+    @property
+    def sims_done(self) -> int:
+        """The simulations of the last search (`search`, or the decision `act` played: 0 for
+        a move played from sure priors without a search)."""
+        return self._sims_done
 
     # -- the tree ------------------------------------------------------------------------
     def _legal(self, s: Any) -> list[int]:

@@ -646,7 +646,8 @@ def _load_builtin() -> None:
     register(
         "ppo",
         _ppo_agent,
-        "a trained MaskablePPO checkpoint (a .zip without its .npz loads only when typed "
+        "a trained policy checkpoint of any of the lab's trainers (all-seat PPO, SB3 "
+        "MaskablePPO, RLlib, expert iteration; a .zip without its .npz loads only when typed "
         "on the command line: it is a pickle)",
         "NAME (reference; ref_v1 ... ref_v7 and others in a checkout, policies/INDEX.md) or PATH "
         "to a .zip/.npz checkpoint with its .json sidecar; append :sample to sample instead of "

@@ -105,6 +105,7 @@ def run_template(tmp_path_factory) -> Path:
     run = tmp_path_factory.mktemp("runs") / "run"
     cfg = TrainConfig(
         run_dir=str(run),
+        mode="single_seat",  # SB3 checkpoints (all_seat is the default)
         total_steps=128,
         n_envs=1,
         vec_env="dummy",

@@ -273,7 +273,16 @@ def test_a_run_writes_checkpoints_that_play_and_resumes(tmp_path: Path):
     assert side["trainer"] == "expert_iteration"
     make_agent(f"ppo:{run / 'checkpoints' / 'iter_2.npz'}")  # plays without search
     MCTSAgent(policy=str(run / "best.npz"), sims=2)  # and inside it
-    with pytest.raises(ExpertError, match="not empty"):
+    # the run loop's state (mode, step, checkpoint) beside expert iteration's entries
+    assert (saved["mode"], saved["step"], saved["checkpoint"]) == (
+        "expert",
+        2,
+        "checkpoints/iter_2.npz",
+    )
+    assert saved["best"]["iteration"] == saved["best"]["step"]
+    assert [e["step"] for e in saved["evals"]] == [0, 1, 2]
+    assert json.loads((run / "config.json").read_text())["sims"] == 4
+    with pytest.raises(ExpertError, match="already holds a run.*--resume.*--force"):
         expert(tiny(run, init_policy=SHAPED))
     with pytest.raises(ExpertError, match=r"settings differ .*'sims'"):
         expert(tiny(run, init_policy=SHAPED, iterations=3, sims=5), resume=True)
@@ -421,3 +430,19 @@ def test_the_command_refuses_bad_input_with_exit_code_2(tmp_path: Path):
     assert not (tmp_path / "w").exists()
     r = CliRunner().invoke(app, ["expert", "--num-players", "2,x"])
     assert r.exit_code == 2 and "comma-separated integers" in r.output
+
+
+def test_self_play_reads_the_search_s_public_count_of_simulations():
+    import inspect
+
+    from lastwill_env.engine import GameConfig, new_game, player_view
+    from training.expert import selfplay
+
+    s = new_game(GameConfig(num_players=2), 3)
+    agent = MCTSAgent(policy=REF, sims=5, seed=1)
+    assert agent.sims_done == 0
+    agent.search(player_view(s, s.cur))
+    assert agent.sims_done == 5
+    agent.search(player_view(s, s.cur), sims=2)
+    assert agent.sims_done == 2
+    assert "_sims_done" not in inspect.getsource(selfplay)

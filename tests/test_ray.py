@@ -290,7 +290,7 @@ def test_rllib_training_exports_a_checkpoint_the_lab_plays(local_ray, tmp_path):
 def test_rllib_runs_keep_the_best_rule_and_resume(local_ray, tmp_path):
     """The RLlib backend goes through the lab's run loop: `best.*` is promoted as one verified
     unit, an interrupted run's `--resume` continues from RLlib's checkpoint beside the one
-    state.json names, and a lab resume of it is refused by name."""
+    state.json names, and a resume of it by another trainer is refused by name."""
     from training.checkpoint import load_checkpoint
     from training.cli import app
 
@@ -321,5 +321,5 @@ def test_rllib_runs_keep_the_best_rule_and_resume(local_ray, tmp_path):
     # the RLlib checkpoint the state names is kept, and at most the one before it
     kept = {p.name for p in (run / "checkpoints").glob("*.rllib")}
     assert Path(state["checkpoint"]).with_suffix(".rllib").name in kept and len(kept) <= 2
-    lab = runner.invoke(app, ["train", "--run-dir", str(run), "--resume"])
-    assert lab.exit_code == 2 and "--backend rllib" in lab.output
+    lab = runner.invoke(app, ["train", "--run-dir", str(run), "--resume", "--mode", "all_seat"])
+    assert lab.exit_code == 2 and "--mode rllib" in lab.output

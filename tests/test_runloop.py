@@ -312,3 +312,11 @@ def test_a_snapshot_the_pool_never_recorded_is_removed_on_resume(tmp_path, monke
     registered = {s["path"] for s in json.loads((run / "pool.json").read_text())["snapshots"]}
     on_disk = {str(p.relative_to(run)) for p in run.glob("snapshots/*.npz")}
     assert on_disk == registered
+
+
+def test_eval_every_0_evaluates_only_at_the_start_and_the_end(tmp_path):
+    """`eval_every = 0` (a range every trainer shares, `training.config.RunConfig`): the
+    evaluations at the start and at the end, none between."""
+    state = train(_cfg(tmp_path / "run", eval_every=0, total_steps=200))
+    assert [e["step"] for e in state["evals"]] == [0, state["step"]] and state["step"] >= 200
+    assert state["mode"] == "all_seat"

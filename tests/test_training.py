@@ -33,6 +33,7 @@ from training.pool import OpponentPool, PoolRegistry, SnapshotInfo  # noqa: E402
 from training.train import TrainError, resume_config, train  # noqa: E402
 
 TINY = dict(
+    mode="single_seat",  # the SB3 trainer (all_seat is the default)
     total_steps=1024,
     n_envs=2,
     n_steps=256,
@@ -345,7 +346,7 @@ def test_config_rejects_bad_values_with_clear_errors(tmp_path: Path) -> None:
     with pytest.raises(TrainConfigError, match="unknown player 'nobot'"):
         TrainConfig(bots=["nobot"])
     with pytest.raises(TrainConfigError, match="batch_size"):
-        TrainConfig(n_steps=100, n_envs=2, batch_size=64)
+        TrainConfig(mode="single_seat", n_steps=100, n_envs=2, batch_size=64)
     bad = tmp_path / "bad.toml"
     bad.write_text("total_steps = \n")
     with pytest.raises(TrainConfigError, match="not valid TOML"):

@@ -1,4 +1,5 @@
-"""Self-play training of MaskablePPO agents for Last Will.
+"""Self-play training of the lab's policies (Last Will first): the all-seat PPO, SB3
+MaskablePPO, RLlib PPO and expert iteration, in one run loop (`training.runloop`).
 
 What belongs here: self-play loops, the opponent pool, checkpoint saving and loading (each
 checkpoint stores the env version and action-table hash, and loading refuses a mismatch),

@@ -1,6 +1,14 @@
 """The `lastwill` console script: the agents' commands (`arena`, `eval`, ...) plus
 `lastwill train`.
 
+`--mode` chooses the trainer (`training.train`): all_seat (the default), single_seat, rllib or
+expert. `--backend` is its earlier spelling, kept as a deprecated alias (`--backend rllib` is
+`--mode rllib`; `--backend lab` the lab's trainers), with a note saying so. With `--mode
+expert` the settings are expert iteration's (`training.expert.ExpertConfig`): its table of
+`--config` (`[expert]`, or the top level) and the flags of the settings every trainer shares
+(`--run-dir`, `--seed`, `--eval-games`, ...); `lastwill expert` has flags for all of them. A
+resumed run (`--resume`) is continued by the trainer that made it, whatever the default.
+
 The app itself is built in `agents.cli`; this top-layer module adds the training command, so
 that `agents` never imports `training` (docs/DESIGN.md's import arrows). torch and
 stable-baselines3 are imported only when `train` runs.
@@ -24,7 +32,7 @@ import typer
 
 from agents.cli import PLAYER_RANGE, LabCommand, app, fail, help_default, note
 
-from .config import CHOICES, TrainConfig
+from .config import CHOICES, MODES, TrainConfig
 from .expert import cli as _expert_cli  # noqa: F401  (registers `lastwill expert`)
 from .valuefit import cli as _valuefit_cli  # noqa: F401  (registers `lastwill value-fit`)
 
@@ -33,13 +41,19 @@ __all__ = ["app"]
 # Help text and --help section of each setting; a setting missing here still gets a flag.
 SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "run_dir": ("Run", "Run directory (runs/train/NAME)"),
-    "total_steps": ("Run", "Learner steps in total"),
+    "total_steps": ("Run", "Learner steps in total (--mode expert: iterations)"),
     "seed": ("Run", "Seed of the run"),
-    "mode": ("Run", "Trainer: single_seat (SB3, one learner seat per game) or all_seat"),
+    "mode": (
+        "Run",
+        "Trainer: all_seat (the lab's PPO, every seat of the policy learns), single_seat "
+        "(SB3 MaskablePPO, one learner seat per game), rllib (RLlib PPO, pip install -e "
+        "'.\\[ray]') or expert (expert iteration: settings from --config's \\[expert] table "
+        "and the shared flags; lastwill expert has flags for all of them)",
+    ),
     "n_envs": ("Run", "Env worker processes"),
     "vec_env": ("Run", "Env workers: subproc (one process per env) or dummy (in-process)"),
     "n_games": ("Run", "With --mode all_seat: games stepped together (batched inference)"),
-    "torch_threads": ("Run", "With --mode all_seat: torch threads (0: one per core)"),
+    "torch_threads": ("Run", "With --mode all_seat or expert: torch threads (0: one per core)"),
     "init_policy": ("Run", "With --mode all_seat: start from this .npz policy or run directory"),
     "init_new_prior": ("Run", "With --init-policy over another prior: keep its weights over it"),
     "init_critic": ("Run", "With --init-policy: start the critic from its value weights too"),
@@ -82,7 +96,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
     "snapshot_every": ("Opponent pool", "Steps between pool snapshots"),
     "snapshot_window": ("Opponent pool", "Recent snapshots kept in the pool"),
     "milestone_every": ("Opponent pool", "Steps between milestone snapshots (kept for good)"),
-    "eval_every": ("Evaluation", "Steps between evaluations"),
+    "eval_every": ("Evaluation", "Steps between evaluations (0: only at the start and the end)"),
     "eval_games": ("Evaluation", "Evaluation games per bot and player count"),
     "eval_bots": ("Evaluation", "The evaluation panel, e.g. greedy,speculator,planner"),
     "eval_num_players": ("Evaluation", "Evaluated player counts, e.g. 4 or 2,3,4,5"),
@@ -92,6 +106,7 @@ SETTINGS_HELP: dict[str, tuple[str, str]] = {
 # the metavar of a text setting that is not a free text (lists show <list>)
 METAVARS = {
     **{name: "<" + "|".join(words) + ">" for name, words in CHOICES.items()},
+    "mode": "<" + "|".join(MODES) + ">",
     "run_dir": "<path>",
     "init_policy": "<path>",
     "bc_teacher": "<spec>",
@@ -188,53 +203,124 @@ def _parse(name: str, text: str) -> Any:
 
 
 TRAIN_HELP = (
-    "Self-play MaskablePPO with an opponent pool, evaluation against a bot panel, "
-    "TensorBoard logs and checkpoints. Settings come from defaults, then --config "
-    "(TOML: top level or a table named train), then these flags (every setting of "
-    "training/config.py has one; lists are comma-separated). The run directory layout is "
-    "described in docs/TRAINING.md (Checkpoints, resuming and the run directory)."
+    "Self-play training by the trainer --mode names: the lab's all-seat PPO (the default), SB3 "
+    "MaskablePPO on one seat, RLlib PPO, or expert iteration; each evaluates against a bot "
+    "panel and writes TensorBoard logs and checkpoints. Settings come from defaults, then "
+    "--config (TOML: top level or a table named train; expert iteration's: expert), then "
+    "these flags (every setting of training/config.py has one; lists are comma-separated). "
+    "The run directory layout is described in docs/TRAINING.md (Checkpoints, resuming and the "
+    "run directory)."
+)
+BACKEND_NOTE = (
+    "note: --backend is deprecated; the trainer is chosen by --mode (--backend rllib is "
+    "--mode rllib, --backend lab one of the lab's modes: all_seat, the default, or single_seat)"
 )
 
 
 def train_cmd(**options: Any) -> None:
-    from .config import TrainConfigError, load_config, read_config_file
-    from .train import TrainError, resume_config, train
-
     config: Path | None = options.pop("config")
     resume: bool = options.pop("resume")
     force: bool = options.pop("force")
-    backend: str = options.pop("backend")
-    ray_address: str | None = options.pop("ray_address")
-    env_runners: int | None = options.pop("env_runners")
+    backend: str | None = options.pop("backend")
+    rllib_flags = {
+        "ray_address": options.pop("ray_address"),
+        "env_runners": options.pop("env_runners"),
+    }
     given = {k: v for k, v in options.items() if v is not None}
     overrides = {k: (_parse(k, v) if isinstance(v, str) else v) for k, v in given.items()}
-    if backend not in ("lab", "rllib"):
-        fail(f"--backend {backend!r} is not allowed; choose lab or rllib")
     if resume and force:
         fail(
             "--resume continues the run in --run-dir and --force starts a new one in its place; "
             "give one of them"
         )
-    if backend == "rllib":
+    if resume and "run_dir" not in overrides:
+        fail("--resume needs --run-dir (the run to continue)")
+    mode = _chosen_mode(overrides.pop("mode", None), backend, config, resume, overrides)
+    if mode != "rllib" and any(v is not None for v in rllib_flags.values()):
+        fail("--ray-address and --env-runners are settings of --mode rllib")
+    if mode == "expert":
+        _train_expert(config, overrides, resume, force)
+    elif mode == "rllib":
         from .rllib_backend import run_cli
 
-        run_cli(config, overrides, resume, ray_address, env_runners, force)
-        return
-    if ray_address is not None or env_runners is not None:
-        fail("--ray-address and --env-runners are settings of --backend rllib")
+        run_cli(config, {**overrides, **({} if resume else {"mode": "rllib"})}, resume,
+                rllib_flags["ray_address"], rllib_flags["env_runners"], force)  # fmt: skip
+    else:
+        _train_lab(mode, config, overrides, resume, force)
+
+
+def _chosen_mode(
+    flag: str | None, backend: str | None, config: Path | None, resume: bool, overrides: dict
+) -> str:
+    """The trainer: `--mode`, or the deprecated `--backend` (with a note), or the `--config`
+    file's, or (resuming) the run's own, else the default (all_seat). Given two ways that
+    disagree, or one other than the resumed run's, it is refused by name."""
+    from .config import TrainConfigError
+    from .train import TrainError, resumed_mode
+
+    if flag is not None and flag not in MODES:
+        fail(f"--mode {flag!r} is not allowed; choose {', '.join(MODES)}")
+    if backend is not None:
+        note(BACKEND_NOTE)
+        if backend not in ("lab", "rllib"):
+            fail(f"--backend {backend!r} is not allowed; choose lab or rllib (better: --mode)")
+        if flag is not None and (backend == "rllib") != (flag == "rllib"):
+            fail(f"--backend {backend} and --mode {flag} name different trainers; give --mode")
+        flag = "rllib" if backend == "rllib" else flag
+    try:
+        asked = flag or _file_mode(config)
+        if resume:
+            have = resumed_mode(overrides["run_dir"])
+            if (asked or have) != have or (backend == "lab" and have == "rllib"):
+                fail(
+                    f"{overrides['run_dir']} holds a run of mode {have}; resume it with "
+                    f"--mode {have}, or leave --mode out"
+                )
+            return have
+    except (TrainConfigError, TrainError) as e:
+        fail(str(e))
+    if backend == "lab" and asked == "rllib":
+        fail("--backend lab names the lab's trainers, and the --config file says mode = rllib")
+    return asked or TrainConfig.mode
+
+
+def _file_mode(config: Path | None) -> str | None:
+    """The mode a `--config` file names: its `mode` (top level or `[train]`), or "expert"
+    for a file of expert iteration's settings (an `[expert]` table)."""
+    from .config import read_config_file
+
+    if config is None:
+        return None
+    data = read_config_file(config)
+    if isinstance(data.get("mode"), str):
+        return str(data["mode"])
+    return "expert" if isinstance(data.get("expert"), dict) else None
+
+
+def _train_lab(
+    mode: str, config: Path | None, overrides: dict[str, Any], resume: bool, force: bool
+) -> None:
+    """A run of the lab's trainers (all_seat, single_seat): settings, training, the last
+    notes."""
+    from dataclasses import replace
+
+    from .config import TrainConfigError, load_config, read_config_file
+    from .train import TrainError, resume_config, train
+
     try:
         if resume:
-            if "run_dir" not in overrides:
-                fail("--resume needs --run-dir (the run to continue)")
             # a resumed run keeps its settings: any other setting given (a flag or --config)
             # must equal the run's (training.rundir.resume_config names those that differ)
             given = read_config_file(config) if config is not None else {}
             given.update(overrides)
+            given.pop("mode", None)  # the run's own (`_chosen_mode`)
             given.setdefault("progress", True)
             cfg = resume_config(overrides["run_dir"], overrides.get("total_steps"), given=given)
             cfg.progress = given["progress"]
+            if cfg.mode != mode:  # a run whose settings predate its mode's name
+                cfg = replace(cfg, mode=mode)
         else:
-            cfg = load_config(config, **overrides)
+            cfg = load_config(config, **{**overrides, "mode": mode})
         state = train(cfg, resume=resume, notify=note, force=force)
     except (TrainConfigError, TrainError) as e:
         fail(str(e))
@@ -251,19 +337,44 @@ def train_cmd(**options: Any) -> None:
         )
 
 
+def _train_expert(
+    config: Path | None, overrides: dict[str, Any], resume: bool, force: bool
+) -> None:
+    """`--mode expert`: expert iteration with the settings of `--config` (its `[expert]`
+    table, or the top level) and the flags of the settings every trainer shares
+    (`--total-steps`: its iterations)."""
+    from .expert.cli import run_expert, settings
+    from .expert.config import ExpertConfig
+
+    if "total_steps" in overrides:  # the run loop's steps are its iterations
+        overrides["iterations"] = overrides.pop("total_steps")
+    unknown = sorted(set(overrides) - set(ExpertConfig.names()))
+    if unknown:
+        flags = ", ".join(_flag(k) for k in unknown)
+        fail(
+            f"{flags}: not a setting of expert iteration (--mode expert); its settings are in "
+            "`lastwill expert --help`"
+        )
+    run_expert(settings(config, dict(overrides), resume), resume, force)
+
+
 def _rllib_parameters() -> list[inspect.Parameter]:
-    """`--backend` and the RLlib backend's own flags (training.rllib_backend)."""
-    panel = "Backend"
+    """The RLlib trainer's own flags (training.rllib_backend), and `--backend`, the deprecated
+    spelling of `--mode rllib`."""
+    panel = "RLlib (--mode rllib)"
     specs = [
         (
             "backend",
-            "lab",
+            None,
             Annotated[
-                str,
+                str | None,
                 typer.Option(
                     metavar="<lab|rllib>",
-                    help="Trainer backend: lab (the lab's trainer, --mode) or rllib (RLlib PPO, "
-                    "one shared policy over all seats, on Ray: pip install -e '.\\[ray]')",
+                    help=help_default(
+                        "Deprecated: the trainer is --mode. --backend rllib is --mode rllib, "
+                        "--backend lab one of the lab's modes (all_seat or single_seat)",
+                        "none, --mode chooses",
+                    ),
                     rich_help_panel=panel,
                 ),
             ],
@@ -276,7 +387,7 @@ def _rllib_parameters() -> list[inspect.Parameter]:
                 typer.Option(
                     metavar="<text>",
                     help=help_default(
-                        "With --backend rllib: the Ray cluster's address",
+                        "With --mode rllib: the Ray cluster's address",
                         "$RAY_ADDRESS, else a local Ray",
                     ),
                     rich_help_panel=panel,
@@ -290,7 +401,7 @@ def _rllib_parameters() -> list[inspect.Parameter]:
                 int | None,
                 typer.Option(
                     help=help_default(
-                        "With --backend rllib: EnvRunner actors sampling in parallel", 1
+                        "With --mode rllib: EnvRunner actors sampling in parallel", 1
                     ),
                     rich_help_panel=panel,
                 ),

@@ -1,4 +1,5 @@
-"""RLlib training backend: `lastwill train --backend rllib`.
+"""RLlib training backend: `lastwill train --mode rllib` (`--backend rllib` is its earlier,
+deprecated spelling).
 
 RLlib PPO (new API stack: RLModule, Learner, EnvRunners) on the turn-based `MultiAgentEnv` of
 the run's game (`TrainConfig.game`): the game's own when it gives one (`Game.rllib_env_class`,
@@ -21,6 +22,8 @@ decisions of any seat), `n_steps * n_envs` (samples per iteration,
 `gamma`, `gae_lambda`, `clip_range`, `ent_coef`, `vf_coef`, `net_arch` and `activation` (the
 MLP of the actor and of the critic, separate), `num_players`, `player_weights`, `reward`,
 `seed`, and the evaluation and checkpoint settings. `bc_teacher` and `shaping` are refused.
+Its `mode` is "rllib" (`rllib_config`: a configuration that says "single_seat", as one did
+before `mode` chose RLlib, is read as "rllib").
 
 The run goes through the lab's run loop (`training.runloop`), like the lab's trainers: the
 refusal of a used run directory (`--force` replaces the run there), `--resume`, the schedule,
@@ -54,7 +57,7 @@ import shutil
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +79,7 @@ from .rllib_export import (  # the last two also from here, their earlier home
     numpy_policy_from_state,  # noqa: F401
 )
 from .rundir import TrainError, load_state, resume_config
-from .runloop import RunLoop, run
+from .runloop import RunLoop, run, run_mode
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -124,7 +127,8 @@ class RLlibSettings:
 def load_settings(
     path: str | Path | None, overrides: dict[str, Any], rllib_overrides: dict[str, Any]
 ) -> tuple[TrainConfig, RLlibSettings]:
-    """Defaults, then the TOML file (`[train]` or top level, and `[rllib]`), then flags."""
+    """Defaults, then the TOML file (`[train]` or top level, and `[rllib]`), then flags; the
+    mode is "rllib"."""
     data: dict[str, Any] = {}
     rl: dict[str, Any] = {}
     if path is not None:
@@ -139,27 +143,38 @@ def load_settings(
         data.update(raw.get("train", raw))
     data.update({k: v for k, v in overrides.items() if v is not None})
     rl.update({k: v for k, v in rllib_overrides.items() if v is not None})
-    cfg = TrainConfig.from_dict(data)
+    cfg = TrainConfig.from_dict({**data, "mode": "rllib"})  # this trainer, whatever the file says
     settings = RLlibSettings.from_dict(rl)
     check_supported(cfg)
     return cfg, settings
 
 
-def check_supported(cfg: TrainConfig) -> None:
-    if getattr(cfg, "mode", "single_seat") != "single_seat":
+def rllib_config(cfg: TrainConfig) -> TrainConfig:
+    """`cfg` as the RLlib trainer's (`mode` "rllib"); one that says "single_seat" (the default
+    before `mode` chose RLlib, as older RLlib runs recorded it) is read as "rllib", another
+    mode is refused."""
+    if cfg.mode == "rllib":
+        return cfg
+    if cfg.mode != "single_seat":
         raise TrainConfigError(
-            f"mode={cfg.mode!r} is a setting of the lab's trainer; the rllib backend always "
-            f"trains one shared policy over all seats (leave mode unset)"
+            f'mode={cfg.mode!r} is another trainer; RLlib PPO is mode = "rllib" (one shared '
+            f"policy over all seats)"
         )
+    return replace(cfg, mode="rllib")
+
+
+def check_supported(cfg: TrainConfig) -> None:
+    if cfg.mode != "rllib":
+        raise TrainConfigError(f'mode={cfg.mode!r} is not the RLlib trainer; use mode = "rllib"')
     if cfg.bc_teacher:
         raise TrainConfigError(
             f"bc_teacher={cfg.bc_teacher!r} is not supported by the rllib backend; "
-            f"set it to '' or train with the lab's trainer (no --backend rllib)"
+            f"set it to '' or train with the lab's trainer (--mode all_seat)"
         )
     if cfg.shaping:
         raise TrainConfigError(
             f"shaping={cfg.shaping!r} is not supported by the rllib backend; "
-            f"set it to 0 or train with the lab's trainer (no --backend rllib)"
+            f"set it to 0 or train with the lab's trainer (--mode all_seat)"
         )
     if (cfg.n_steps * cfg.n_envs) < cfg.batch_size:
         raise TrainConfigError(
@@ -180,7 +195,7 @@ def _init_ray(settings: RLlibSettings) -> bool:
         import ray
     except ImportError as e:
         raise RLlibBackendError(
-            "--backend rllib needs Ray with RLlib, which is not installed: pip install -e '.[ray]'"
+            "--mode rllib needs Ray with RLlib, which is not installed: pip install -e '.[ray]'"
         ) from e
     if ray.is_initialized():
         return False
@@ -356,7 +371,8 @@ def train_rllib(
 ) -> dict[str, Any]:
     """Run RLlib PPO self-play for `cfg.total_steps` env steps through the run loop
     (`training.runloop.run`: the run directory, its lock, the schedule, `best.*`, resume);
-    returns the final state."""
+    returns the final state. `cfg.mode` is read by `rllib_config`."""
+    cfg = rllib_config(cfg)
     check_supported(cfg)
     return run(cfg, RLlibTrainer(cfg, settings), resume, notify, force)
 
@@ -506,7 +522,7 @@ def run_cli(
     env_runners: int | None,
     force: bool = False,
 ) -> None:
-    """`lastwill train --backend rllib` (called by `training.cli`)."""
+    """`lastwill train --mode rllib` (called by `training.cli`)."""
     from agents.cli import fail, note
 
     rllib_given = {"ray_address": ray_address, "env_runners": env_runners}
@@ -542,14 +558,15 @@ def _resume_settings(
         raise TrainError("--resume needs --run-dir (the run to continue)")
     run_dir = overrides["run_dir"]
     state = load_state(run_dir)
-    if state.get("backend") != "rllib":
+    if run_mode(state) != "rllib":
         raise TrainError(
-            f"{run_dir} holds a run of the lab's trainer, not of --backend rllib; resume it "
-            f"without --backend rllib"
+            f"{run_dir} holds a run of mode {run_mode(state)}, not of RLlib (--mode rllib); "
+            f"resume it with --mode {run_mode(state)}, or leave --mode out"
         )
     given = read_config_file(config) if config is not None else {}
     given.pop("rllib", None)  # a file without [train]: its [rllib] table is in the top level
     given.update(overrides)
+    given.pop("mode", None)  # the run's own: an older run's settings say single_seat
     cfg = resume_config(run_dir, overrides.get("total_steps"), given=given)
     saved = state.get("rllib") if isinstance(state.get("rllib"), dict) else {}
     settings = RLlibSettings.from_dict(

@@ -1,9 +1,10 @@
 """The run loop every trainer shares: the run directory, the schedule, `best.*` and the state.
 
 A trainer (SB3 single-seat `training.sb3`, the all-seat `training.allseat.loop`, the RLlib
-backend `training.rllib_backend`) supplies only what differs between them, the `Trainer`
-hooks: build its learner (fresh, or from the checkpoint a resumed run continues), train until
-`total_steps` (calling `RunLoop.begin`, `after_update` and `end` as it goes), save a
+backend `training.rllib_backend`, expert iteration `training.expert.trainer`, each run with
+its settings, a `training.config.RunConfig`) supplies only what differs between them, the
+`Trainer` hooks: build its learner (fresh, or from the checkpoint a resumed run continues),
+train until `total_steps` (calling `RunLoop.begin`, `after_update` and `end` as it goes), save a
 checkpoint to a path, and take the pool's snapshots. Everything else is written here, once:
 
 - start or resume (`run`): a new run is refused in a directory that holds one unless `force`
@@ -15,9 +16,9 @@ checkpoint to a path, and take the pool's snapshots. Everything else is written 
   continues: from its last checkpoint, or, stopped before the first one, from the start with
   its own settings.
 - the schedule, after each update: a pool snapshot every `snapshot_every` steps, an
-  evaluation every `eval_every` (and at the start and at the end), a checkpoint every
-  `checkpoint_every`, an exploiter every `exploiter_every` (`training.league`, passed in by
-  the front door `training.train`);
+  evaluation every `eval_every` (and at the start and at the end; `eval_every = 0`: only
+  there), a checkpoint every `checkpoint_every`, an exploiter every `exploiter_every`
+  (`training.league`, passed in by the front door `training.train`);
 - the evaluation (`training.evaluation.evaluate`) with its TensorBoard scalars
   (`training.tblog.EvalBoard`) and the one rule of `best.*`: the highest score so far,
   promoted as one unit (`training.checkpoint.promote_best`);
@@ -26,7 +27,8 @@ checkpoint to a path, and take the pool's snapshots. Everything else is written 
   the training's random state, so that a resumed run goes on exactly as it would have gone on;
   written atomically and fsynced (`agents.safeio`), like every other file of the run. A
   resumed run first does what a stop cut off of the schedule at its step, and removes the
-  snapshots written after the state it resumes from (`training.rundir`).
+  snapshots written after the state it resumes from (`training.rundir`). The state names the
+  trainer that made the run ("mode", `run_mode`): a run is resumed by that trainer only.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from agents.policy import CheckpointError
 from agents.safeio import write_json
 
 from .checkpoint import promote_best, repair_best
-from .config import TrainConfig
+from .config import RunConfig, TrainConfig
 from .evaluation import evaluate
 from .pool import PoolRegistry, SnapshotInfo
 from .progress import TrainProgress
@@ -63,13 +65,22 @@ from .rundir import (
 from .runlock import run_lock
 from .tblog import EvalBoard, start_run
 
-__all__ = ["League", "RunLoop", "Trainer", "is_better", "run"]
+__all__ = ["League", "RunLoop", "Trainer", "is_better", "run", "run_mode"]
 
 
 class Trainer(Protocol):
     """What a trainer gives the run loop (module docstring). A trainer may also have
-    `random_state()`: its training's random state as JSON (None before training starts),
-    written with every state and restored by the trainer itself on `--resume`."""
+
+    - `random_state()`: its training's random state as JSON (None before training starts),
+      written with every state and restored by the trainer itself on `--resume`;
+    - `step_name`: the stem of its checkpoint and evaluation files, `<step_name>_N` ("step"
+      without it; expert iteration's "iter": `checkpoints/iter_3.npz`);
+    - `checkpoint_step(step)`: the step whose checkpoint holds the learner at `step` (without
+      it, `step` itself). A learner that does not change (a collecting expert-iteration run)
+      names step 0 at every step: that one checkpoint is saved, resumed from and evaluated;
+    - `on_evaluation(step, result)`: told each evaluation's result (`training.evaluation`)
+      before the state that records it is written (expert iteration logs it its own way).
+    """
 
     label: str  # the progress bar's label
     checkpoint_suffix: str  # the suffix of the checkpoint paths it is given (".zip", ".npz")
@@ -78,7 +89,7 @@ class Trainer(Protocol):
     league_rng: Any  # the random source of a league's draws (an exploiter's player count)
 
     def settings(self) -> dict[str, Any]:
-        """Entries of config.json and of a new state.json beyond the `TrainConfig`."""
+        """Entries of config.json and of a new state.json beyond the settings (`to_dict`)."""
         ...
 
     def build(self, loop: RunLoop, checkpoint: Path | None) -> None:
@@ -131,8 +142,22 @@ def is_better(result: dict[str, Any], best: dict[str, Any] | None) -> bool:
     return best is None or result["score"] > best.get("score", best["mean_win_rate"] * 4)
 
 
+def run_mode(state: dict[str, Any]) -> str:
+    """The trainer that made the run of `state` (a `training.config.MODES` entry): its "mode",
+    else what a state from before the run loop recorded it tells: "backend" rllib, an expert
+    iteration's "iteration", or its settings' mode (single-seat, the default then)."""
+    if isinstance(state.get("mode"), str):
+        return str(state["mode"])
+    if state.get("backend") == "rllib":
+        return "rllib"
+    if "iteration" in state:
+        return "expert"
+    config = state.get("config")
+    return str(config.get("mode", "single_seat")) if isinstance(config, dict) else "single_seat"
+
+
 def run(
-    cfg: TrainConfig,
+    cfg: RunConfig,
     trainer: Trainer,
     resume: bool = False,
     notify: Callable[[str], None] | None = None,
@@ -170,7 +195,7 @@ class RunLoop:
 
     def __init__(
         self,
-        cfg: TrainConfig,
+        cfg: RunConfig,
         trainer: Trainer,
         resume: bool,
         notify: Callable[[str], None] | None = None,
@@ -226,6 +251,7 @@ class RunLoop:
             self.say(f"note: --force: removed the earlier run in {self.dir} ({', '.join(removed)})")
         if self.resumed:
             self.state = load_state(self.dir)
+            self._check_mode()
             if self.state["checkpoint"] is None:
                 self.say(
                     f"note: {self.dir} was stopped before its first checkpoint; it starts again "
@@ -236,7 +262,7 @@ class RunLoop:
                 checkpoint = self._resume()
         if not self.resumed:
             self.dir.mkdir(parents=True, exist_ok=True)
-            self.state = {**new_state(self.cfg), **self.trainer.settings()}
+            self.state = {**new_state(self.cfg), "mode": self.cfg.mode, **self.trainer.settings()}
         self.step = int(self.state["step"])
         self._wall_before = float(self.state.get("wall_seconds", 0.0)) if self.resumed else 0.0
         self._cpu_before = float(self.state.get("cpu_seconds", 0.0)) if self.resumed else 0.0
@@ -248,18 +274,24 @@ class RunLoop:
         if not self.resumed:
             write_state(self.dir, self.state)
 
+    def _check_mode(self) -> None:
+        """The run being resumed was made by this trainer (`run_mode`)."""
+        made_by = run_mode(self.state)
+        if made_by != self.cfg.mode:
+            raise TrainError(
+                f"{self.dir} holds a run of mode {made_by} (not {self.cfg.mode}); resume it with "
+                f"--mode {made_by}, or leave --mode out"
+            )
+        self.state["mode"] = made_by
+
     def _resume(self) -> Path:
         """The checked checkpoint, pool and `best.*` of the run being resumed (of the game it
         was started with)."""
         check_same_game(self.dir, self.state, self.cfg.game)
         self.state.setdefault("game", self.cfg.game)  # a run from before games were recorded
-        made_by = self.state.get("backend", "lab")
-        if made_by != self.trainer.settings().get("backend", "lab"):
-            flag = "--backend rllib" if made_by == "rllib" else "the lab's trainer (--backend lab)"
-            raise TrainError(
-                f"{self.dir} holds a run of the {made_by} backend; resume it with {flag}"
-            )
-        checkpoint = resume_checkpoint(self.dir, self.state, learner_suffix=self.trainer.suffix)
+        # the checkpoint's own step: that of the learner at the state's step
+        at = {**self.state, "step": self.learner_step(self.state["step"])}
+        checkpoint = resume_checkpoint(self.dir, at, learner_suffix=self.trainer.suffix)
         self.written.add(self.dir / self.state["checkpoint"])  # the learner as it is resumed
         if self.trainer.uses_pool:
             self.registry = load_pool(self.dir, self.state, self.cfg.snapshot_window)
@@ -323,7 +355,7 @@ class RunLoop:
         if self.trainer.uses_pool and step >= state["next_snapshot"]:
             state["next_snapshot"] = step + cfg.snapshot_every
             self._snapshot(step, previous)
-        if step >= state["next_eval"]:
+        if cfg.eval_every and step >= state["next_eval"]:
             state["next_eval"] = step + cfg.eval_every
             if not self.evaluated(step):
                 self.evaluate(step, self._t_update)
@@ -342,8 +374,19 @@ class RunLoop:
             self.evaluate(step, time.perf_counter())
 
     # -- the schedule's steps ---------------------------------------------------------------
+    def learner_step(self, step: int) -> int:
+        """The step whose checkpoint holds the learner at `step` (`Trainer.checkpoint_step`)."""
+        hook = getattr(self.trainer, "checkpoint_step", None)
+        return step if hook is None else int(hook(step))
+
+    def _name(self, step: int) -> str:
+        """The stem of the files of `step` (`Trainer.step_name`): `step_N`, `iter_N`."""
+        return f"{getattr(self.trainer, 'step_name', 'step')}_{step}"
+
     def checkpoint_path(self, step: int) -> Path:
-        return self.dir / "checkpoints" / f"step_{step}{self.trainer.checkpoint_suffix}"
+        """The checkpoint that holds the learner at `step`."""
+        name = self._name(self.learner_step(step))
+        return self.dir / "checkpoints" / f"{name}{self.trainer.checkpoint_suffix}"
 
     def save(self, path: Path, kind: str) -> None:
         """The learner at the current step as `path`, once per process."""
@@ -352,6 +395,8 @@ class RunLoop:
             self.written.add(path)
 
     def evaluated(self, step: int) -> bool:
+        """The learner at `step` was evaluated (at its checkpoint's step)."""
+        step = self.learner_step(step)
         return any(e.get("step") == step for e in self.state.get("evals", ()))
 
     def evaluate(self, step: int, t_from: float) -> None:
@@ -359,7 +404,7 @@ class RunLoop:
         the state (`t_from`: when the time of this evaluation is counted from)."""
         path = self.checkpoint_path(step)
         self.save(path, "checkpoint")
-        out = self.dir / "eval" / f"step_{step}.jsonl"
+        out = self.dir / "eval" / f"{self._name(step)}.jsonl"
         res = evaluate(path, self.cfg, step, out, self.progress)
         res["seconds"] = round(time.perf_counter() - t_from, 1)
         res["wall_seconds"] = self.wall_seconds()
@@ -376,6 +421,9 @@ class RunLoop:
                 "score": res["score"],
                 "checkpoint": rel(path, self.dir),
             }
+        told = getattr(self.trainer, "on_evaluation", None)
+        if told is not None:
+            told(step, res)
         self._save_pool()
         self.write_state(path)
 

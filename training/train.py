@@ -1,14 +1,20 @@
 """The front door of training: `train(cfg)` picks the trainer that `cfg.mode` names and runs it
 in the shared run loop (`training.runloop`).
 
+- `all_seat` (the default, and the shipped recipes'): the lab's all-seat PPO
+  (`training.allseat.loop`), with the league's exploiters (`training.league`) when
+  `exploiter_every` is set;
 - `single_seat`: sb3-contrib MaskablePPO on the single-seat env (`training.sb3`);
-- `all_seat`: the lab's all-seat PPO (`training.allseat.loop`), with the league's exploiters
-  (`training.league`) when `exploiter_every` is set.
-(The RLlib backend, `lastwill train --backend rllib`, is `training.rllib_backend`, through the
-same run loop.) `evaluate` (`training.evaluation`), `resume_config` and `TrainError`
-(`training.rundir`) are re-exported here for callers of the old paths.
+- `rllib`: RLlib PPO, one shared policy over all seats (`training.rllib_backend`; its own
+  settings, the `[rllib]` table and the Ray flags, come through `train_rllib`);
+- `expert`: expert iteration (`training.expert`), whose settings are an `ExpertConfig`.
 
-What a run does and leaves, whichever trainer:
+`lastwill train --mode M` chooses the same way (`--backend rllib`, its earlier spelling, is
+`--mode rllib`), and a resumed run is continued by the trainer that made it (`resumed_mode`).
+`evaluate` (`training.evaluation`), `resume_config` and `TrainError` (`training.rundir`) are
+re-exported here for callers of the old paths.
+
+What a run of the lab's trainers does and leaves (expert iteration's: `training.expert.loop`):
 
 With `bc_teacher` set, a fresh run first imitates that scripted bot (`training.bc`); its fit
 is recorded in state.json under "bc". One policy plays every player count (`num_players` with
@@ -56,31 +62,56 @@ stopped at any moment is continued by `resume` (`--resume`).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from .allseat.loop import train_all_seat
-from .config import TrainConfig
+from .config import RunConfig
 from .evaluation import eval_scalars, evaluate
 from .league import LEAGUE
-from .rundir import TrainError, resume_config
+from .rundir import STATE, TrainError, load_state, resume_config
+from .runloop import run_mode
 from .sb3 import train_single_seat
 
-__all__ = ["TrainError", "eval_scalars", "evaluate", "resume_config", "train"]
+__all__ = ["TrainError", "eval_scalars", "evaluate", "resume_config", "resumed_mode", "train"]
 
 
 def train(
-    cfg: TrainConfig,
+    cfg: RunConfig,
     resume: bool = False,
     notify: Callable[[str], None] | None = None,
     force: bool = False,
 ) -> dict[str, Any]:
     """Run a new training run, or with `resume` continue the one in `cfg.run_dir` (build `cfg`
     with `resume_config`), or with `force` start a new one in place of the run there; returns
-    the final state dict. The run directory and, on resume, its state, pool and checkpoint are
-    checked before anything starts; `notify` gets notes (a repaired `best.*`, a stale lock
-    taken over), printed to stderr by default. The run directory is locked for the run
-    (`training.runlock`): a second trainer on it is refused."""
+    the final state dict. The trainer is the one `cfg.mode` names (module docstring). The run
+    directory and, on resume, its state, pool and checkpoint are checked before anything
+    starts; `notify` gets notes (a repaired `best.*`, a stale lock taken over), printed to
+    stderr by default. The run directory is locked for the run (`training.runlock`): a second
+    trainer on it is refused."""
+    if cfg.mode == "expert":
+        from .expert.trainer import expert
+
+        return expert(cfg, resume, notify, force)  # type: ignore[arg-type]
+    if cfg.mode == "rllib":
+        from .rllib_backend import RLlibSettings, train_rllib
+
+        return train_rllib(cfg, RLlibSettings(), resume, notify, force)  # type: ignore[arg-type]
     if cfg.mode == "all_seat":
-        return train_all_seat(cfg, resume, notify, force, LEAGUE)
-    return train_single_seat(cfg, resume, notify, force)
+        return train_all_seat(cfg, resume, notify, force, LEAGUE)  # type: ignore[arg-type]
+    return train_single_seat(cfg, resume, notify, force)  # type: ignore[arg-type]
+
+
+def resumed_mode(run_dir: str | Path) -> str:
+    """The trainer (`mode`) that made the run in `run_dir` (`training.runloop.run_mode`); an
+    expert-iteration state from before the run loop is read as well. A state that cannot be
+    read is the `TrainError` of `training.rundir.load_state`."""
+    try:
+        raw = json.loads((Path(run_dir) / STATE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        raw = None
+    if isinstance(raw, dict) and "iteration" in raw:
+        return "expert"
+    return run_mode(load_state(run_dir))

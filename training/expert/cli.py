@@ -1,9 +1,12 @@
-"""`lastwill expert`: expert iteration from the command line (`training.expert.loop`).
+"""`lastwill expert`: expert iteration from the command line (`training.expert.loop`); `lastwill
+train --mode expert` runs it too (`settings`, `run_expert`), with the flags of the settings
+every trainer shares.
 
 Settings come from the defaults of `ExpertConfig`, then a TOML file (`--config`, top level or
 an `[expert]` table), then the flags given. `--resume` continues the run in `--run-dir` with its
-own settings (only `--iterations` may grow). `--game` names the game played (Last Will by
-default); `lastwill expert-fit` fits on the run's own game.
+own settings (only `--iterations` may grow); `--force` starts a new run in place of the one
+there (its files removed, as `lastwill train --force` does). `--game` names the game played
+(Last Will by default); `lastwill expert-fit` fits on the run's own game.
 """
 
 from __future__ import annotations
@@ -72,7 +75,9 @@ def _within(flag: str, numbers: list[int], most: int | None) -> None:
         fail(f"{flag}; give numbers from 1 to {most}")
 
 
-def _settings(config: Path | None, flags: dict[str, Any], resume: bool) -> ExpertConfig:
+def settings(config: Path | None, flags: dict[str, Any], resume: bool) -> ExpertConfig:
+    """Defaults, then (resuming) the run's own settings, then the TOML file, then `flags`
+    (texts of lists parsed here); a bad one exits with code 2."""
     data: dict[str, Any] = {}
     run_dir = flags.get("run_dir")
     if resume:
@@ -221,9 +226,13 @@ def expert_cmd(
         Path | None, typer.Option(help=help_default("TOML file of settings", "none"))
     ] = None,
     resume: Annotated[bool, typer.Option(help="Continue the run in --run-dir")] = False,
+    force: Annotated[
+        bool,
+        typer.Option(
+            help="Start a new run in a --run-dir that holds one (the old run's files removed)"
+        ),
+    ] = False,
 ) -> None:
-    from .loop import ExpertError, expert
-
     flags = {
         "run_dir": run_dir,
         "game": game,
@@ -246,15 +255,28 @@ def expert_cmd(
         "eval_every": eval_every,
         "seed": seed,
     }
-    cfg = _settings(config, flags, resume)
+    run_expert(settings(config, flags, resume), resume, force)
+
+
+def run_expert(cfg: ExpertConfig, resume: bool, force: bool = False) -> None:
+    """Run expert iteration with `cfg` (a refusal exits with code 2), and say where its best
+    network is."""
+    from .loop import ExpertError
+    from .trainer import expert
+
+    if resume and force:
+        fail(
+            "--resume continues the run in --run-dir and --force starts a new one in its place; "
+            "give one of them"
+        )
     try:
-        st = expert(cfg, resume=resume, notify=note)
+        st = expert(cfg, resume=resume, notify=note, force=force)
     except (ExpertError, ExpertConfigError) as e:
         fail(str(e))
     best = st.get("best") or {}
     note(
         f"run {cfg.run_dir}: {st['iteration']} iterations; best network "
-        f"{Path(cfg.run_dir) / 'best.npz'} (iteration {best.get('iteration')}, score "
+        f"{Path(cfg.run_dir) / 'best.npz'} (iteration {best.get('step')}, score "
         f"{best.get('score')})"
     )
 

@@ -21,9 +21,19 @@ Iteration k (1, 2, ...):
    `agents.winchance.win_chance` turns into a chance of winning. (`checkpoints/iter_0`, the
    start network itself, and every checkpoint of a run with `vf_coef = 0`, whose critic never
    learns, keep the start policy's own `reward` and `shaping`.)
-4. Every `eval_every` iterations, and at the start and the end, the network alone (arg-max, no
-   search) plays the panel `eval_bots` at `eval_num_players` on validation deals
-   (`training.train.evaluate`); the best score so far is copied to `best.*`.
+4. Every `eval_every` iterations (0: none but these), and at the start and the end, the
+   network alone (arg-max, no search) plays the panel `eval_bots` at `eval_num_players` on
+   validation deals (`training.evaluation.evaluate`); the best score so far is copied to
+   `best.*`.
+
+The run goes through the run loop every trainer shares (`training.runloop`), as the trainer
+`training.expert.trainer.ExpertTrainer`: an iteration is a step of it, so its start, its lock,
+`--resume` and `--force`, the evaluation, the one rule of `best.*`, the checkpoints and
+`state.json` are the other trainers' own. Its files keep their names (`checkpoints/iter_K.*`,
+`eval/iter_K.jsonl`, `samples/iter_K.npz`), and its state keeps `iteration` (the last finished
+one) and `history` (one row per iteration) beside the run loop's entries. A state written
+before expert iteration ran in the run loop (`iteration`, `config`, `best`, `history` alone) is
+rewritten in the run loop's form when the run is resumed (`upgrade_state`).
 
 With `epochs = 0` the run only collects: the network never learns, every iteration's search
 runs over the start network itself, no checkpoint but `iter_0` is written and only the start
@@ -33,9 +43,10 @@ them carry the search's gain.
 
 `state.json` records the last finished iteration; `--resume` continues after it (an iteration
 interrupted part-way is played again from its own seeds, so it gives the same samples). Before
-anything is written, the run directory, the start policy and, on `--resume`, the state, the
-learner state and the samples the next update reads are checked; every samples file is checked
-when it is read (`training.expert.samplefile`).
+anything is written, the start policy and, on `--resume`, the state, the settings (only
+`iterations` and `progress` may change) and the samples the next update reads are checked;
+every samples file is checked when it is read (`training.expert.samplefile`), and the run
+directory, the state and the learner state by the run loop.
 TensorBoard (`tb/`): the losses before and after each update, the search's disagreement with
 the network, the entropy of its targets, self-play speed, and the panel's win rates.
 """
@@ -52,30 +63,24 @@ import numpy as np
 
 from agents.deals import derive_seed, training_seed
 from agents.readfile import read_json
-from agents.safeio import DestinationError, check_directory, write_json, write_with
+from agents.safeio import write_with
 from gamecore import DEFAULT_GAME
 from gamecore.plain import is_int
 
-from ..runlock import LOCK, run_lock
+from ..rundir import STATE, TrainError
 from ..seating import draw_player_count
 from .config import ExpertConfig, ExpertConfigError
-from .learn import fit, target_stats
+from .learn import fit
 from .samplefile import SampleFileError, game_entry
 from .selfplay import pack, play, read_samples
 
 
-class ExpertError(RuntimeError):
-    """A run directory that cannot be started or resumed as asked."""
+class ExpertError(TrainError):
+    """A run directory that cannot be started or resumed as asked (a `TrainError`, as the run
+    loop's own refusals are)."""
 
 
-def _say(cfg: ExpertConfig, notify: Callable[[str], None] | None, text: str) -> None:
-    if notify is not None:
-        notify(text)
-    elif cfg.progress:
-        print(text, flush=True)
-
-
-# -- the run directory ---------------------------------------------------------------------
+# -- the run's state -------------------------------------------------------------------------
 
 
 # entry of state.json: (test, what is allowed)
@@ -91,7 +96,9 @@ _STATE_ENTRIES: dict[str, tuple[Callable[[Any], bool], str]] = {
 
 
 def _read_state(run: Path) -> dict[str, Any]:
-    path = run / "state.json"
+    """The expert-iteration entries of `run`'s state.json, checked (the run loop checks its
+    own when it resumes the run); a state of before the run loop reads the same."""
+    path = run / STATE
     if not path.is_file():
         raise ExpertError(f"--resume: {run} holds no expert-iteration run (no state.json)")
     st = read_json(path, "the run's state", error=ExpertError)
@@ -105,20 +112,71 @@ def _read_state(run: Path) -> dict[str, Any]:
     return st
 
 
-def _check_start(run: Path, cfg: ExpertConfig, resume: bool) -> None:
-    """Refuse, before anything is written, a run directory that cannot be started or resumed
-    as asked, a start policy the search cannot use, and a resumed run whose samples of the
-    next update are damaged."""
+def upgrade_state(run: Path, st: dict[str, Any], cfg: ExpertConfig) -> dict[str, Any]:
+    """A state written before expert iteration ran in the run loop (`iteration`, `config`,
+    `best`, `history`) in the run loop's form, the same run: its step is its iteration, its
+    checkpoint the learner's (`iter_0` in a collecting run), its schedule what comes next, its
+    best with a step and a mean win rate (from its iteration's row, else its score over the
+    first evaluated count, which it equals at one count), its evaluations those its rows
+    record (and the start's)."""
+    it = int(st["iteration"])
+    ckpt = f"checkpoints/iter_{0 if _collecting(cfg) else it}.npz"
+    every = cfg.eval_every
+    rows = {r.get("iteration"): r for r in st["history"] if isinstance(r, dict)}
+    first = f"eval/win_rate/{cfg.eval_counts()[0]}p"
+    evals: list[dict[str, Any]] = [{"step": 0}]
+    for k, row in sorted((k, r) for k, r in rows.items() if is_int(k) and "eval/score" in r):
+        evals.append({"step": k, "score": row["eval/score"], "mean_win_rate": row.get(first)})
+    best = st["best"]
+    if best is not None:
+        row = rows.get(best.get("iteration"), {})
+        mean = row.get(first, float(best["score"]) / cfg.eval_counts()[0])
+        best = {"step": best.get("iteration", 0), "mean_win_rate": mean, **best}
+    return {
+        "game": st["config"].get("game", DEFAULT_GAME),
+        "step": it,
+        "checkpoint": ckpt if (run / ckpt).with_suffix(".json").is_file() else None,
+        "config": st["config"],
+        "next_snapshot": it + 1,
+        "next_eval": (it // every + 1) * every if every else 0,
+        "next_checkpoint": it + 1,
+        "best": best,
+        "evals": evals,
+        "mode": ExpertConfig.mode,
+        "iteration": it,
+        "history": st["history"],
+    }
+
+
+# settings a resumed run may change: its length, its progress lines, where it is (a moved run)
+_RESUME_MAY_CHANGE = ("iterations", "progress", "run_dir")
+
+
+def _check_settings(st: dict[str, Any], cfg: ExpertConfig) -> None:
+    """A resumed run keeps its settings but the number of iterations (a setting added since
+    the run began is read at its default, which plays as before)."""
+    saved = {
+        k: v
+        for k, v in {**ExpertConfig().to_dict(), **st.get("config", {})}.items()
+        if k not in _RESUME_MAY_CHANGE
+    }
+    now = {k: v for k, v in cfg.to_dict().items() if k not in _RESUME_MAY_CHANGE}
+    diff = sorted(k for k in set(saved) | set(now) if saved.get(k) != now.get(k))
+    if diff:
+        raise ExpertError(f"--resume: settings differ from the run's in {diff}; use the run's own")
+
+
+def _check_start(run: Path, cfg: ExpertConfig, resume: bool) -> dict[str, Any] | None:
+    """Refuse, before anything is written, a start policy the search cannot use and, on
+    `resume`, a damaged state, other settings than the run's and damaged samples of the next
+    update; the state of the run resumed (the run loop checks the directory)."""
+    st = None
     if resume:
-        _check_buffer(run, cfg, _read_state(run)["iteration"] + 1)
-    else:
-        try:
-            check_directory(run)
-        except DestinationError as e:
-            raise ExpertError(f"--run-dir: {e}") from None
-        if run.exists() and any(p.name != LOCK for p in run.iterdir()):
-            raise ExpertError(f"{run} is not empty; choose a new run directory or pass --resume")
+        st = _read_state(run)
+        _check_settings(st, cfg)
+        _check_buffer(run, cfg, st["iteration"] + 1)
     start_policy(cfg)
+    return st
 
 
 def start_policy(cfg: ExpertConfig):
@@ -154,33 +212,7 @@ def _read(paths: list[Path], cfg: ExpertConfig) -> dict[str, np.ndarray]:
         raise ExpertError(str(e)) from None
 
 
-# settings a resumed run may change: its length, its progress lines, where it is (a moved run)
-_RESUME_MAY_CHANGE = ("iterations", "progress", "run_dir")
-
-
-def _start(run: Path, cfg: ExpertConfig, resume: bool) -> dict[str, Any]:
-    """The run's state: a new one, or the saved one when resuming (same settings but the
-    number of iterations)."""
-    if resume:
-        st = _read_state(run)
-        # a setting added since the run began is read at its default, which plays as before
-        saved = {
-            k: v
-            for k, v in {**ExpertConfig().to_dict(), **st.get("config", {})}.items()
-            if k not in _RESUME_MAY_CHANGE
-        }
-        now = {k: v for k, v in cfg.to_dict().items() if k not in _RESUME_MAY_CHANGE}
-        diff = sorted(k for k in set(saved) | set(now) if saved.get(k) != now.get(k))
-        if diff:
-            raise ExpertError(
-                f"--resume: settings differ from the run's in {diff}; use the run's own"
-            )
-        st["config"] = cfg.to_dict()
-        return st
-    if run.exists() and any(p.name != LOCK for p in run.iterdir()):
-        raise ExpertError(f"{run} is not empty; choose a new run directory or pass --resume")
-    run.mkdir(parents=True, exist_ok=True)
-    return {"iteration": 0, "config": cfg.to_dict(), "best": None, "history": []}
+# -- the network -----------------------------------------------------------------------------
 
 
 def _train_config(cfg: ExpertConfig, pol) -> Any:
@@ -206,7 +238,7 @@ def _train_config(cfg: ExpertConfig, pol) -> Any:
         player_weights=[float(w) for w in cfg.player_weights],
         eval_bots=list(cfg.eval_bots),
         eval_games=cfg.eval_games,
-        eval_num_players=list(cfg.eval_num_players),
+        eval_num_players=cfg.eval_counts(),
         torch_threads=cfg.torch_threads,
         progress=False,
         **_opponents(cfg),
@@ -217,20 +249,6 @@ def _opponents(cfg: ExpertConfig) -> dict[str, Any]:
     """The trainer's opponents, which expert iteration never plays: Last Will's default (its
     sidecars as they were), the evaluation panel in another game (whose bots are its own)."""
     return {} if cfg.game == DEFAULT_GAME else {"bots": list(cfg.eval_bots)}
-
-
-def _network(cfg: ExpertConfig, st: dict[str, Any], run: Path):
-    """(model, optimizer, train config): from the start policy, or from the last iteration's
-    learner state when resuming."""
-    from training.allseat import make_optimizer
-
-    _, tcfg = start_policy(cfg)
-    model = _from_start(cfg, tcfg)
-    opt = make_optimizer(model, tcfg)
-    if st["iteration"] > 0 and not _collecting(cfg):
-        _load_learner(_ckpt(run, st["iteration"]).with_suffix(".pt"), model, opt)
-    model.eval()
-    return model, opt, tcfg
 
 
 def _load_learner(path: Path, model, opt) -> None:
@@ -296,11 +314,11 @@ def _critic_scale(tcfg, cfg: ExpertConfig, it: int):
     )
 
 
-def _save(run: Path, it: int, model, opt, tcfg, cfg: ExpertConfig) -> Path:
+def _save(path: Path, it: int, model, opt, tcfg, cfg: ExpertConfig) -> Path:
+    """The network of iteration `it` as the checkpoint `path` (`checkpoints/iter_K.npz`)."""
     from training.allseat.loop import save_checkpoint
 
     tcfg = _critic_scale(tcfg, cfg, it)
-    path = _ckpt(run, it)
     path.parent.mkdir(parents=True, exist_ok=True)
     extra = {"trainer": "expert_iteration", "iteration": it, "expert": cfg.to_dict()}
     return save_checkpoint(model, opt, path, tcfg, it, extra)
@@ -415,53 +433,6 @@ def _buffer(run: Path, it: int, cfg: ExpertConfig) -> dict[str, np.ndarray]:
     return _read([run / "samples" / f"iter_{k}.npz" for k in range(first, it + 1)], cfg)
 
 
-# -- evaluation and the run ------------------------------------------------------------------
-
-
-def _evaluate(run: Path, it: int, tcfg, st: dict[str, Any]) -> dict[str, float]:
-    from training import checkpoint as ckpt_io
-    from training.evaluation import evaluate
-
-    ev = evaluate(_ckpt(run, it), tcfg, it, out=run / "eval" / f"iter_{it}.jsonl")
-    scores = {f"eval/win_rate/{n}p": float(v["mean_win_rate"]) for n, v in ev["by_players"].items()}
-    scores["eval/score"] = float(ev["score"])
-    best = st.get("best")
-    if best is None or ev["score"] > best["score"]:
-        ckpt_io.promote_best(_ckpt(run, it), run / "best")
-        st["best"] = {
-            "iteration": it,
-            "score": float(ev["score"]),
-            "checkpoint": f"checkpoints/iter_{it}.npz",
-        }
-    return scores
-
-
-def _due(cfg: ExpertConfig, it: int) -> bool:
-    return it == cfg.iterations or (cfg.eval_every > 0 and it % cfg.eval_every == 0)
-
-
-def _iteration(cfg, run, it, model, opt, tcfg, st, writer, notify) -> None:
-    data, speed = self_play(cfg, run, it)
-    _save_samples(run, it, data, cfg)
-    taught = target_stats(data)
-    fitted: dict[str, float] = {}
-    if not _collecting(cfg):
-        fitted = _update(cfg, run, it, model, opt, tcfg)
-        _save(run, it, model, opt, tcfg, cfg)
-    row = {"iteration": it, **speed, **taught, **fitted}
-    if _due(cfg, it) and not _collecting(cfg):
-        (run / "eval").mkdir(exist_ok=True)
-        row.update(_evaluate(run, it, tcfg, st))
-    for k, v in row.items():
-        if k != "iteration" and isinstance(v, (int, float)):
-            writer.add_scalar(k if "/" in k else f"expert/{k}", v, it)
-    writer.flush()
-    st["iteration"] = it
-    st["history"].append(row)
-    write_json(run / "state.json", st)
-    _say(cfg, notify, _line(row))
-
-
 def _update(cfg: ExpertConfig, run: Path, it: int, model, opt, tcfg) -> dict[str, float]:
     """The network learns the last `buffer` iterations' samples; the losses."""
     rng = np.random.default_rng(derive_seed(cfg.seed, "expert", it, "update"))
@@ -492,33 +463,3 @@ def _line(row: dict[str, Any]) -> str:
         f"{learnt}search differs from the network at {row['disagreement']:.0%}"
         + (f"; {ev}" if ev else "")
     )
-
-
-def expert(
-    cfg: ExpertConfig, resume: bool = False, notify: Callable[[str], None] | None = None
-) -> dict[str, Any]:
-    """Run (or with `resume`, continue) expert iteration in `cfg.run_dir` (module docstring);
-    returns the run's state."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
-
-    run = Path(cfg.run_dir)
-    _check_start(run, cfg, resume)  # refused before the directory is made or locked
-    if cfg.torch_threads:
-        torch.set_num_threads(cfg.torch_threads)
-    with run_lock(run):
-        st = _start(run, cfg, resume)
-        model, opt, tcfg = _network(cfg, st, run)
-        writer = SummaryWriter(str(run / "tb"))
-        try:
-            if st["iteration"] == 0 and not (run / "checkpoints" / "iter_0.json").exists():
-                _save(run, 0, model, opt, tcfg, cfg)
-                (run / "eval").mkdir(exist_ok=True)
-                for k, v in _evaluate(run, 0, tcfg, st).items():
-                    writer.add_scalar(k, v, 0)
-                write_json(run / "state.json", st)
-            for it in range(st["iteration"] + 1, cfg.iterations + 1):
-                _iteration(cfg, run, it, model, opt, tcfg, st, writer, notify)
-        finally:
-            writer.close()
-    return st

@@ -30,10 +30,9 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.mcts import MAX_SIMS
 from gamecore import DEFAULT_GAME, Game, load_game
 from gamecore.plain import in_words
-
-from .config import MAX_SIMS
 
 # the arrays of a samples file (`selfplay.pack`), in its order, with their dtypes
 DTYPES = {

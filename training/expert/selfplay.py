@@ -150,7 +150,7 @@ def _decide(
     if full and full_below < 1.0:
         full = max(searcher.policy_priors(view).values()) < full_below
     root = searcher.search(view) if full else searcher.search(view, sims=fast_sims, noise=0.0)
-    rec.sims += searcher._sims_done
+    rec.sims += searcher.sims_done
     visits = [root.edge_n.get(a, 0) for a in legal]
     if not full:
         rec.fast += 1
