@@ -1,10 +1,10 @@
-"""The policy agent: plays a trained MaskablePPO checkpoint (`ppo:PATH` in the registry).
+"""The policy agent: plays a trained policy (`ppo:PATH` in the registry), from any trainer.
 
-A checkpoint is the SB3 file `NAME.zip` with a JSON sidecar `NAME.json` (env name and version,
-action-table hash, observation size, training configuration, seed, step) and, written beside
-them by the trainer, `NAME.npz`: the policy network's weights as plain arrays (and the critic's,
-which `NumpyPolicy.evaluate` uses for the value estimate). The agent plays from the `.npz` with
-a small numpy forward pass (fast at batch size 1, no torch needed); given a `.zip` without its
+A checkpoint is `NAME.npz`, the policy network's weights as plain arrays (and the critic's,
+which `NumpyPolicy.evaluate` uses for the value estimate), with a JSON sidecar `NAME.json` (the
+game, env name and version, action-table hash, observation size, training configuration, seed,
+step); the SB3 single-seat trainer also writes its model as `NAME.zip`. The agent plays from
+the `.npz` with a small numpy forward pass (fast at batch size 1, no torch needed); given a `.zip` without its
 `.npz`, it loads the model with sb3-contrib (importing torch only then) and converts it, but
 only where the user named that checkpoint: an SB3 `.zip` is a pickle, and unpickling runs code,
 so a `.zip` loads only when granted (`agents.trust`: typed on the command line, or
