@@ -3,11 +3,11 @@
 A checkpoint is `NAME.npz`, the policy network's weights as plain arrays (and the critic's,
 which `NumpyPolicy.evaluate` uses for the value estimate), with a JSON sidecar `NAME.json` (the
 game, env name and version, action-table hash, observation size, training configuration, seed,
-step); the SB3 single-seat trainer also writes its model as `NAME.zip`. The agent plays from
-the `.npz` with a small numpy forward pass (fast at batch size 1, no torch needed); given a `.zip` without its
-`.npz`, it loads the model with sb3-contrib (importing torch only then) and converts it, but
-only where the user named that checkpoint: an SB3 `.zip` is a pickle, and unpickling runs code,
-so a `.zip` loads only when granted (`agents.trust`: typed on the command line, or
+step); the SB3 single-seat trainer also writes its model as `NAME.zip`. The agent plays from the
+`.npz` with a small numpy forward pass (fast at batch size 1, no torch needed); given a `.zip`
+without its `.npz`, it loads the model with sb3-contrib (importing torch only then) and converts
+it, but only where the user named that checkpoint: an SB3 `.zip` is a pickle, and unpickling
+runs code, so a `.zip` loads only when granted (`agents.trust`: typed on the command line, or
 ``allow_pickle=True`` in the Python API); a policy named by a log, a request or a saved game
 plays from its `.npz` (read with ``allow_pickle=False``) or not at all (docs/TRUST.md). Actions
 are always masked to the legal set: deterministic (arg-max) by default, or sampled
