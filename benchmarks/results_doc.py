@@ -225,8 +225,11 @@ def head_to_head(docs: list[tuple[str, dict]]) -> str:
         n = out["header"]["num_players"]
         names = {e["spec"]: e for e in out["entrants"]}
         a, b = names[pair["a"]], names[pair["b"]]
-        seats = "" if n == 2 else " (2 seats each)"
-        per = "" if n == 2 else " per seat"
+        k = n // len(out["entrants"])  # seats of each entrant at its table
+        others = [e["name"] for e in out["entrants"] if e["spec"] not in (pair["a"], pair["b"])]
+        seats = "" if n == 2 else f" ({k} seat{'s' if k > 1 else ''} each)"
+        seats += f", with {', '.join(others)}" if others else ""
+        per = " per seat" if k > 1 else ""
         diff = paired_difference(pair)
         better = names[pair["better"]]["name"] if pair["better"] else None
         verdict = f"{better} better" if better else "no clear difference"
@@ -711,8 +714,8 @@ SECTIONS = (
     (
         "Money!: does self-play cycle?",
         "league_money_3p",
-        "Checkpoints of the Money! run (`runs/train/money`, `training/configs/money.toml`) at "
-        "3-player tables against each other: their ratings over all those games (the first "
+        "Checkpoints of the Money! run (`runs/train/money`: `lastwill train --config "
+        "training/configs/money.toml` makes them) at 3-player tables against each other: their ratings over all those games (the first "
         "checkpoint pinned at 0) and every pair's paired difference. Cycling self-play would "
         "show as a later checkpoint losing to an earlier one, or a loop.",
     ),

@@ -52,7 +52,7 @@ def test_the_checkouts_earlier_policies_play_by_name(tmp_path: Path, monkeypatch
 def test_an_unknown_name_lists_the_known_ones(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(PlayerSpecError, match="unknown policy name 'ref_v99'; known names: "
-                       "reference, ref_d1, ref_v1") as e:  # fmt: skip
+                       "reference, money_v1, ref_d1, ref_v1") as e:  # fmt: skip
         make_agent("ppo:ref_v99")
     assert "policies/INDEX.md" in str(e.value)
 

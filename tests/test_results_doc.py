@@ -41,7 +41,7 @@ def _deal_sets(doc: dict) -> set[str]:
     out = doc["output"]
     if isinstance(out, list):  # bot ladder lines
         return {x["deals"] for x in out if "deals" in x}
-    if "tables" in out:  # reference tables
+    if "tables" in out or "pairs" in out:  # reference tables, a league of checkpoints
         return {out["deals"]}
     return {out["header"]["deals"]}  # an arena result
 
@@ -57,6 +57,8 @@ def test_every_result_is_on_test_deals_with_its_command(path):
     assert doc["command"].split()[0] in ("python", "lastwill")
     if path.stem.startswith("paired_"):  # two logs compared: the seed is their headers'
         assert doc["output"]["header"]["seed"] == 2026
+    elif path.stem.startswith("seed2027_"):  # the second set of test deals, named as such
+        assert "--seed 2027" in doc["command"]
     else:
         assert "2026" in doc["command"]  # the fixed test seed of docs/RESULTS.md
     assert _deal_sets(doc) == {TEST}
