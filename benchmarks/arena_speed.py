@@ -98,7 +98,7 @@ def main() -> None:
         "cpus": os.cpu_count(),
         "raw": raw,
         "arena_1": one,
-        f"arena_{args.workers}": many,
+        **({f"arena_{args.workers}": many} if many else {}),
         "arena_1_vs_raw": one["decisions_per_s"] / raw["decisions_per_s"],
         "speedup_workers": (many["games_per_s"] / one["games_per_s"]) if many else None,
     }

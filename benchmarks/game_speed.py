@@ -19,7 +19,7 @@ Each measurement is taken ``--repeat`` times, in turns, and medians are reported
   for a game on the seam is at least 0.8);
 - ``peer``: ``benchmarks/peers/holdem_speed.py`` at the same player count through
   ``run_peer`` (``null`` without the side venv of ``benchmarks/peers/setup_peers.sh``);
-  ``env_vs_holdem``: the env's steps/s over the peer's (the target: at least 3).
+  ``ratio_vs_holdem``: the env's steps/s over the peer's (the target: at least 3).
 
 Prints ONE JSON line (``--json PATH`` also writes it there, the form
 ``benchmarks/results_doc.py --add NAME PATH --command CMD`` stores).
@@ -129,7 +129,7 @@ def measure(args) -> dict:
     if peers:
         peer_sps = statistics.median(p["steps_per_s"] for p in peers)
         out["peer"] = {"name": peers[0].get("peer"), "steps_per_s": peer_sps}
-        out["env_vs_holdem"] = out["env_steps_per_s"] / peer_sps
+        out["ratio_vs_holdem"] = out["env_steps_per_s"] / peer_sps
     return out
 
 

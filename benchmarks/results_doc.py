@@ -431,6 +431,8 @@ SPEED_TARGETS = (
         False,
     ),
     ("speed_train", "ratio_overall", "all-seat samples/s over single-seat", 8.0, True),
+    ("speed_money", "ratio_vs_holdem", "Money!'s env steps/s over holdem's", 3.0, True),
+    ("speed_money", "arena_vs_engine", "Money!'s arena decisions/s over its engine's", 0.8, True),
     *(
         (
             "speed_search256",
@@ -686,7 +688,9 @@ SECTIONS = (
         "`texas_holdem_no_limit_v6` (and its cost relative to the engine under it), the all-seat "
         "trainer against the single-seat SB3 recipe (4 players, the same network), the "
         "search's simulations, engine steps and network calls per simulation and where its time "
-        "goes. Seconds depend on the machine and its load; compare ratios, not seconds.",
+        "goes; and Money!'s engine, its generic PettingZoo env (`gameenv`) against the same "
+        "holdem, and the arena over it against its engine (`speed_money`). Seconds depend on the "
+        "machine and its load; compare ratios, not seconds.",
     ),
     (
         "Bot ladder at 4 players",

@@ -4,15 +4,16 @@ arena, each timed by the lab's own benchmark scripts in a fresh process per meas
 A change that should cost nothing (the game seam: the harness calling the rules through a
 `gamecore.Game` object) is measured against the commit before it. ``--before REV`` checks that
 commit out into a temporary git worktree (removed at the end); the current tree is "after".
-Each round times, for each tree in turn (before first, then after, alternating the order every
+The old tree's compiled modules are built in place first, so each tree runs its own. Each round
+times, for each tree in turn (before first, then after, alternating the order every
 round so drift on a noisy machine falls on both):
 
 - ``env``: ``benchmarks/env_speed.py --no-peer`` (the wrapped PettingZoo env's steps per second,
   random legal play, ``--players``);
 - ``rollout``: ``benchmarks/train_speed.py --one all_seat`` (the all-seat trainer's rollout
   samples per second, one torch thread);
-- ``arena``: ``benchmarks/arena_speed.py --workers 1`` (a tournament of random players in this
-  process, decisions per second).
+- ``arena``: ``benchmarks/arena_speed.py`` (its in-process tournament of random players,
+  ``arena_1``, decisions per second).
 
 The figures are medians over ``--repeat`` rounds and ``ratio`` is after / before (1.0: the same
 speed; the issue's bound is 0.97). Prints one JSON line (``--json PATH`` also writes it)::
@@ -56,7 +57,17 @@ def _measures(args) -> dict[str, tuple[list[str], tuple[str, ...]]]:
             ("rollout_sps",),
         ),
         "arena": (
-            ["benchmarks/arena_speed.py", "--workers", "1", "--players", n, "--json"],
+            # --workers 2: an older arena_speed.py lost its in-process figure with 1 worker
+            [
+                "benchmarks/arena_speed.py",
+                "--workers",
+                "2",
+                "--games",
+                "200",
+                "--players",
+                n,
+                "--json",
+            ],
             ("arena_1", "decisions_per_s"),
         ),
     }
@@ -96,7 +107,13 @@ def main() -> int:
             cwd=ROOT,
             check=True,
         )
-        try:
+        try:  # the old tree's own compiled modules, built in place (a C compiler is needed)
+            subprocess.run(
+                [sys.executable, "setup.py", "-q", "build_ext", "--inplace"],
+                cwd=before,
+                check=True,
+                capture_output=True,
+            )
             figures = measure(before, ROOT, args)
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(before)], cwd=ROOT)
