@@ -47,9 +47,25 @@ def checkout_names() -> list[str]:
     return sorted(p.stem for p in CHECKOUT.glob("*.npz") if is_name(p.stem))
 
 
-def known_names() -> list[str]:
-    """Every name that resolves here: the shipped ones, then the checkout's."""
-    return [*SHIPPED_NAMES, *(n for n in checkout_names() if n not in SHIPPED_NAMES)]
+def known_names(game: str | None = None) -> list[str]:
+    """Every name that resolves here: the shipped ones, then the checkout's; with ``game``,
+    only the policies of that game (their sidecar's ``"game"``; none: Last Will)."""
+    names = [*SHIPPED_NAMES, *(n for n in checkout_names() if n not in SHIPPED_NAMES)]
+    return names if game is None else [n for n in names if game_of_name(n) == game]
+
+
+def game_of_name(name: str) -> str:
+    """The game a named policy plays, from its sidecar (a sidecar without ``"game"``, or none
+    that reads as a JSON object: Last Will's, whose policies predate the key)."""
+    import json
+
+    side = named_file(name).with_suffix(".json")
+    try:
+        meta = json.loads(side.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        meta = None
+    game = meta.get("game") if isinstance(meta, dict) else None
+    return game if isinstance(game, str) else "lastwill"
 
 
 def _unknown(name: str) -> PolicyNameError:

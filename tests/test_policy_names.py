@@ -124,3 +124,11 @@ def test_the_viewer_opens_a_named_policy_of_a_log(tmp_path: Path, monkeypatch):
     assert resolve_checkpoint("reference", tmp_path) == policyfiles.SHIPPED / "reference.npz"
     with pytest.raises(ViewError):
         resolve_checkpoint("nosuchname", tmp_path)
+
+
+def test_names_by_game_follow_each_policys_sidecar():
+    lastwill = policyfiles.known_names("lastwill")
+    assert "reference" in lastwill and "scratch_v1" in lastwill and "money_v1" not in lastwill
+    assert policyfiles.known_names("money") == ["money_v1"]
+    assert policyfiles.game_of_name("money_v1") == "money"
+    assert policyfiles.game_of_name("ref_v1") == "lastwill"  # a sidecar from before the key

@@ -269,8 +269,9 @@ def index(request: Request) -> Response:
 
 def shipped_policies() -> list[str]:
     """The ``ppo:NAME`` specs of the lab's policies by name (`agents.policyfiles`): the shipped
-    reference first, then the earlier ones a source checkout has in ``policies/``."""
-    return [f"ppo:{name}" for name in known_names()]
+    reference first, then the earlier ones a source checkout has in ``policies/``; Last Will's
+    only, the game these pages analyse policies of."""
+    return [f"ppo:{name}" for name in known_names(DEFAULT_GAME)]
 
 
 def default_opponents(game: str = DEFAULT_GAME) -> list[str]:
