@@ -720,8 +720,9 @@ SECTIONS = (
         "Money!: does self-play cycle?",
         "league_money_3p",
         "Checkpoints of the Money! run (`runs/train/money`: `lastwill train --config "
-        "training/configs/money.toml` makes them) at 3-player tables against each other: their ratings over all those games (the first "
-        "checkpoint pinned at 0) and every pair's paired difference. Cycling self-play would "
+        "training/configs/money.toml` makes them) at 3-player tables against each other: their "
+        "ratings over all those games (the first checkpoint pinned at 0) and every pair's "
+        "paired difference. Cycling self-play would "
         "show as a later checkpoint losing to an earlier one, or a loop.",
     ),
     (

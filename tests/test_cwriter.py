@@ -19,10 +19,10 @@ import types
 import numpy as np
 import pytest
 
+from gamecore.buildcheck import warn_if_stale
 from lastwill_env import sparse
 from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import make_config, new_game
-from gamecore.buildcheck import warn_if_stale
 from lastwill_env.engine.config import PLAYER_COUNTS
 
 compiled = pytest.mark.skipif(
