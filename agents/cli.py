@@ -562,6 +562,7 @@ def _report_arena(result, fmt, seed, deals, anchor, plot, paired_csv, force, n: 
     ratings = stats.fit_ratings(result.rows, anchor=anchor or "random", seed=seed)
     paired = stats.paired_comparisons(result.rows, seed=seed)
     _print_summary(fmt, result, summary, seats, ratings, paired)
+    _note_shared_wins(result.rows)
     if plot is not None:
         _save_plot(plot, summary, f"{n}-player arena, {len(result.rows)} games", force, result.out)
     _save_paired(paired_csv, paired, fmt, force, result.out)
@@ -987,11 +988,24 @@ def _check_eval_out(out: Path | None, resume: bool, no_play: bool = False) -> No
         )
 
 
+def _note_shared_wins(rows) -> None:
+    """Say on stderr how the tables counted games that ended with a shared first place."""
+    shared = sum(1 for r in rows if r.get("ranks") and r["ranks"].count(1) > 1)
+    if shared:
+        games = "game" if shared == 1 else "games"
+        note(
+            f"note: {shared} {games} ended with a shared first place; each of its k winners "
+            f"counts 1/k of a win in the win rates (agents.stats)"
+        )
+
+
 def _report_eval(result, fmt: OutputFormat) -> None:
     """The evaluation's summary on stdout in ``fmt``, then the log line on stderr."""
     import json
 
     from . import evaluate as ev
+
+    _note_shared_wins(result.rows)
 
     if fmt is OutputFormat.json:
         typer.echo(json.dumps(result.to_dict(), indent=2))

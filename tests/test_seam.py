@@ -255,3 +255,27 @@ def test_replay_refuses_a_log_of_another_game_naming_it(tmp_path):
     assert res.exit_code == 0, res.output
     res = runner.invoke(app, ["replay", str(out), "--game", "0"])
     assert res.exit_code == 2 and "holds games of 'money'" in " ".join(res.output.split())
+
+
+def test_the_arena_says_how_it_counted_shared_first_places(tmp_path):
+    out = tmp_path / "t.jsonl"
+    res = runner.invoke(
+        app,
+        [
+            "arena",
+            "-q",
+            "--game",
+            "tally",
+            "-p",
+            "high,random,random@b",
+            "-g",
+            "30",
+            "-s",
+            "3",
+            "-o",
+            str(out),
+        ],
+    )
+    assert res.exit_code == 0, res.output
+    text = " ".join(res.output.split())
+    assert "ended with a shared first place; each of its k winners counts 1/k of a win" in text
