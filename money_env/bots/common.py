@@ -16,6 +16,7 @@ plans again.
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -199,10 +200,11 @@ class MoneyBot(BaseAgent):
             return COMMIT
         return legal[0]  # only when the plan cannot be played: never for a plan from the hand
 
+    @abstractmethod
     def plan_bid(self, view: PlayerView) -> list[int]:
         """The whole bid for this round: card ids from the hand, not empty."""
-        raise NotImplementedError
 
     # -- exchanges ----------------------------------------------------------------------------
+    @abstractmethod
     def exchange(self, view: PlayerView, legal: list[int]) -> int:
-        raise NotImplementedError
+        """One of the exchange actions of ``legal``."""
