@@ -29,6 +29,7 @@ pytest.importorskip("sb3_contrib")
 sys.path.insert(0, str(Path(__file__).parent))
 
 import tinygame  # noqa: E402
+from policy_math import npz_logits  # noqa: E402
 
 from agents.policy import CheckpointMismatchError, load_policy  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
@@ -77,19 +78,6 @@ def _cfg(game: str, run_dir: Path, **kw) -> TrainConfig:
     return TrainConfig(**base)
 
 
-def _logits(npz: Path, obs: np.ndarray) -> np.ndarray:
-    """The actor's logits, computed here from the file's arrays (tanh between layers)."""
-    with np.load(npz) as z:
-        k = sum(1 for name in z.files if name.startswith("w"))
-        ws, bs = [z[f"w{i}"] for i in range(k)], [z[f"b{i}"] for i in range(k)]
-    x = obs.astype(np.float64)
-    for i, (w, b) in enumerate(zip(ws, bs, strict=True)):
-        x = w @ x + b
-        if i < k - 1:
-            x = np.tanh(x)
-    return x
-
-
 def _plays(game, path: Path) -> None:
     """The policy file plays a whole game at each of the game's player counts through the
     registry's `ppo` player: only legal moves, each the arg-max of the file's own logits."""
@@ -103,7 +91,7 @@ def _plays(game, path: Path) -> None:
             a = agent.act(view, legal)
             assert a in legal
             if len(legal) > 1:
-                z = _logits(path, game.encode_observation(view))
+                z = npz_logits(path, game.encode_observation(view))
                 assert a == legal[int(np.argmax(z[legal]))]
                 decided += 1
             game.apply_action(state, a)

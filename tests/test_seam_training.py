@@ -27,6 +27,7 @@ torch = pytest.importorskip("torch")
 sys.path.insert(0, str(Path(__file__).parent))
 
 import tinygame  # noqa: E402
+from policy_math import npz_logits  # noqa: E402
 
 from agents.policy import CheckpointMismatchError, load_policy  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
@@ -71,19 +72,6 @@ def _tally_cfg(run_dir: Path, **kw) -> TrainConfig:
     return TrainConfig(**base)
 
 
-def _logits(npz: Path, obs: np.ndarray) -> np.ndarray:
-    """The actor's logits, computed here from the file's arrays (tanh between layers)."""
-    with np.load(npz) as z:
-        k = sum(1 for name in z.files if name.startswith("w"))
-        ws, bs = [z[f"w{i}"] for i in range(k)], [z[f"b{i}"] for i in range(k)]
-    x = obs.astype(np.float64)
-    for i, (w, b) in enumerate(zip(ws, bs, strict=True)):
-        x = w @ x + b
-        if i < k - 1:
-            x = np.tanh(x)
-    return x
-
-
 def test_one_update_on_tally_writes_a_tally_policy_that_plays_tally(tmp_path):
     cfg = _tally_cfg(tmp_path)
     model = build_model(cfg, cfg.seed)
@@ -125,7 +113,7 @@ def _plays_tally(path: Path) -> None:
             a = agent.act(view, legal)
             assert a in legal
             if len(legal) > 1:
-                z = _logits(path, TALLY.encode_observation(view))
+                z = npz_logits(path, TALLY.encode_observation(view))
                 assert a == legal[int(np.argmax(z[legal]))]
                 decided += 1
             TALLY.apply_action(state, a)
