@@ -8,9 +8,7 @@ Playwright's own browser download is never used: the system Chromium is launched
 from __future__ import annotations
 
 import json
-import os
 import re
-from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
@@ -25,38 +23,7 @@ from lastwill_env.engine.text import describe_step
 
 pytestmark = pytest.mark.browser
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 NAMES = [c.name for c in CATALOGUE.cards]
-
-
-def _unavailable(reason: str) -> None:
-    if os.environ.get("LASTWILL_BROWSER_TESTS") == "require":
-        pytest.fail(f"{reason} (LASTWILL_BROWSER_TESTS=require)")
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    if not CHROMIUM.exists():
-        _unavailable(f"{CHROMIUM} is absent: apt-get install chromium (as .ci/run does)")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed: pip install -e '.[browser]'")
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture(scope="module")
