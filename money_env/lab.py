@@ -10,7 +10,8 @@ standard library alone: numpy is imported when an observation is first encoded.
   the reveal shows every bid at once), and every exchange action as it is.
 - A finished game's log row carries `scores` (per seat) and `rounds`; one stopped by an error,
   `rounds` only (how far it got).
-- No shaping: `potential` is 0.0. Playouts are scored by the default (the rank).
+- Shaping (`potential`): the seat's hand score against the table's, `money_env.shaping`.
+  Playouts are scored by the default (the rank).
 """
 
 from __future__ import annotations
@@ -173,7 +174,9 @@ class MoneyGame(Game):
         return self._encoding.encode_state(state, seat, out)
 
     def potential(self, state: GameState, seat: int) -> float:
-        return 0.0
+        from .shaping import potential
+
+        return potential(state, seat)
 
     def num_players(self, state: GameState) -> int:
         return state.n
