@@ -61,6 +61,7 @@ from typing import Any, overload
 
 from gamecore import DEFAULT_GAME, SILENT, Game, load_game
 from gamecore.agent import overrides_observe
+from gamecore.game import DECISION_FACTOR
 from gamecore.options import check_seed_option
 
 from .deals import VALIDATION, check_deals, derive_seed
@@ -86,8 +87,8 @@ from .timelimit import (
 from .workers import surviving_map
 
 LOG_VERSION = 1
-# A runaway guard far above the game's declared bound: a game past it becomes an error row.
-DECISION_FACTOR = 10
+# DECISION_FACTOR (gamecore.game): a runaway guard far above the game's declared bound; a game
+# past it becomes an error row.
 # Header keys that must match for --resume (the number of games may grow).
 HEADER_KEYS = (
     "version",

@@ -55,6 +55,23 @@ class _Silent:
 # (a card added to a sealed bid: not even the bid's size may leak)
 SILENT = _Silent()
 
+# a harness truncates a game past this many times `Game.max_decisions` decisions
+DECISION_FACTOR = 10
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal now (or not an integer), as the environments over a game
+    raise it; the message names the action, the seat and the legal actions."""
+
+    def __init__(self, action: Any, legal: Sequence[int], seat: int | str) -> None:
+        shown = list(legal)
+        more = f" ... ({len(shown)} in all)" if len(shown) > 20 else ""
+        super().__init__(
+            f"action {action!r} ({type(action).__name__}) is not legal for {seat}; the legal "
+            f"actions are {shown[:20]}{more}"
+        )
+        self.action, self.legal, self.seat = action, shown, seat
+
 
 class Game(ABC):
     """One game. Subclasses set the identity attributes and implement the abstract methods."""
@@ -133,7 +150,7 @@ class Game(ABC):
     def action_text(self, action: int) -> str:
         """A short text of one action of the table, for logs and people."""
 
-    # ----- text for people (terminal play of any game: `agents.tableplay`)
+    # ----- text for people (terminal play of any game: `apps.tableplay`)
     def view_text(self, view: Any) -> str:
         """A seat's view as text for the person at that seat. Default: ``repr(view)``."""
         return repr(view)
@@ -258,6 +275,13 @@ class Game(ABC):
         """The game's own RLlib ``MultiAgentEnv`` class (its env config: the keys of
         `gameenv.rllib` but ``game``), or None: `gameenv.rllib.GameMultiAgentEnv` serves.
         Default: None."""
+        return None
+
+    def aec_env(self, **kwargs: Any) -> Any:
+        """The game's own PettingZoo AEC env, wrapped as `gameenv.aec.env` wraps it and built
+        with ``kwargs`` (the keywords of `gameenv.aec.raw_env` but ``game``), or None:
+        `gameenv.aec.env` serves (`gameenv.aec.game_env` picks). Like the generic one it
+        gives the same observations, masks, rewards and ends. Default: None."""
         return None
 
     # ----- players

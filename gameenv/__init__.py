@@ -5,7 +5,8 @@ the environments read nothing of it but the seam (`gamecore/game.py`), so Last W
 and the tests' tiny game get the same environments:
 
 - `gameenv.aec`: `raw_env(game, ...)` / `env(game, ...)`, a PettingZoo AEC env (every seat an
-  agent, the engine choosing who acts);
+  agent, the engine choosing who acts); `game_env(game, ...)` gives the game's own AEC env
+  where it has one (`Game.aec_env`: Money!'s `money_env.env`), else `env(game, ...)`;
 - `gameenv.single_seat`: `SingleSeatEnv(game, ...)`, a Gymnasium env for one learning seat
   against injected opponents;
 - `gameenv.rllib`: `GameMultiAgentEnv`, an RLlib `MultiAgentEnv` (Ray is imported only when
@@ -44,7 +45,7 @@ from typing import Any
 
 import numpy as np
 
-from gamecore.game import Game
+from gamecore.game import DECISION_FACTOR, Game, IllegalActionError
 from gamecore.options import ConfigError, check_choice, check_seed_option
 from gamecore.registry import GameNotFound, game_names, load_game
 from gamecore.results import REWARD_MODES
@@ -60,34 +61,20 @@ __all__ = [
     "check_seed",
     "raw_env",
     "env",
+    "game_env",
     "SingleSeatEnv",
     "RandomOpponent",
     "GameMultiAgentEnv",
 ]
 
-DECISION_FACTOR = 10  # a game past this many times `max_decisions` decisions is truncated
-
 _LAZY = {
     "raw_env": "gameenv.aec",
     "env": "gameenv.aec",
+    "game_env": "gameenv.aec",
     "SingleSeatEnv": "gameenv.single_seat",
     "RandomOpponent": "gameenv.single_seat",
     "GameMultiAgentEnv": "gameenv.rllib",
 }
-
-
-class IllegalActionError(ValueError):
-    """An action that is not legal now (or not an integer); the message names the action, the
-    seat and the legal actions."""
-
-    def __init__(self, action: Any, legal: Sequence[int], seat: int | str) -> None:
-        shown = list(legal)
-        more = f" ... ({len(shown)} in all)" if len(shown) > 20 else ""
-        super().__init__(
-            f"action {action!r} ({type(action).__name__}) is not legal for {seat}; the legal "
-            f"actions are {shown[:20]}{more}"
-        )
-        self.action, self.legal, self.seat = action, shown, seat
 
 
 def resolve_game(game: Any) -> Game:

@@ -2,9 +2,14 @@
 
 Creating it::
 
-    from gameenv.aec import env, raw_env
+    from gameenv.aec import env, game_env, raw_env
     e = env("money", num_players=4)          # wrapped: AssertOutOfBounds + OrderEnforcing
     e = raw_env(game, num_players=3, reward="rank", **config_options)
+    e = game_env("money", num_players=4)     # the game's own env where it has one
+
+``game_env`` gives the game's own AEC env where it has one (`Game.aec_env`: Money!'s tuned
+`money_env.env`, the same observations, masks, rewards and ends, built on the engine directly),
+else this generic env, the fallback for every game.
 
 ``game`` is a `gamecore.Game` or a registry name (`gamecore.load_game`). ``env()`` is the
 standard form: ``raw_env`` inside PettingZoo's ``AssertOutOfBoundsWrapper`` and
@@ -74,7 +79,6 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from gamecore.game import SILENT, Game
 from gamecore.options import check_choice, check_finite
@@ -91,20 +95,30 @@ from . import (
     outcome,
     resolve_game,
 )
+from .wrappers import AssertOutOfBounds, OrderEnforcing
 
-__all__ = ["env", "raw_env", "render_moves", "ILLEGAL_MODES"]
+__all__ = ["env", "raw_env", "game_env", "render_moves", "ILLEGAL_MODES"]
 
 ILLEGAL_MODES = ("raise", "penalize")
 
 
 def env(game: Any, **kwargs: Any) -> AECEnv:
     """The wrapped environment (the usual entry point): ``raw_env(game, **kwargs)`` inside
-    PettingZoo's ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper``. Illegal actions are
+    PettingZoo's ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (the subclasses of
+    `gameenv.wrappers`: the same checks, the raw env read in one hop). Illegal actions are
     handled by ``raw_env`` itself (``illegal_action=``), so ``TerminateIllegalWrapper`` is not
     used: by default an illegal action raises instead of ending the game."""
     e: AECEnv = raw_env(game, **kwargs)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    return wrappers.OrderEnforcingWrapper(e)
+    e = AssertOutOfBounds(e)
+    return OrderEnforcing(e)
+
+
+def game_env(game: Any, **kwargs: Any) -> AECEnv:
+    """The game's own wrapped AEC env when it gives one (`Game.aec_env`, built with
+    ``kwargs``: Money!'s `money_env.env`), else `env(game, **kwargs)`, this generic one."""
+    rules = resolve_game(game)
+    own = rules.aec_env(**kwargs)
+    return env(rules, **kwargs) if own is None else own
 
 
 def _spaces(game: Game) -> tuple[spaces.Dict, spaces.Discrete]:

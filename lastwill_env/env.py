@@ -142,9 +142,9 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from gamecore.options import check_choice, check_finite, check_seed_option
+from gameenv.wrappers import AssertOutOfBounds, OrderEnforcing
 
 from . import ENV_NAME, ENV_VERSION
-from .aec_wrappers import AssertOutOfBounds, OrderEnforcing
 from .encoding import (
     OBS_HIGH,
     OBS_LOW,
@@ -176,7 +176,7 @@ __all__ = ["env", "raw_env", "ENV_NAME", "ENV_VERSION", "terminal_rewards", "des
 def env(**kwargs: Any) -> AECEnv:
     """The wrapped environment (the usual entry point): ``raw_env(**kwargs)`` inside
     PettingZoo's ``AssertOutOfBoundsWrapper`` and ``OrderEnforcingWrapper`` (the subclasses of
-    ``lastwill_env.aec_wrappers``: the same checks, attributes read from the raw env in one hop
+    ``gameenv.wrappers``: the same checks, attributes read from the raw env in one hop
     instead of through each wrapper's ``__getattr__``). Illegal actions are handled by
     ``raw_env`` itself (``illegal_action=``), so ``TerminateIllegalWrapper`` is not used: by
     default an illegal action raises instead of ending the game."""

@@ -13,7 +13,9 @@ the action table, `kind = currency * 5 + v`, 35 the coin, 36 the bluff; the mone
 the bluff out and have 36 entries) is divided by how many copies of that kind the game has (3 of
 a 20 or a 30 of one currency, 1 of a 40, 50 or 60, 6 coins, 1 bluff per hand), so it lies in
 [0, 1]. Other amounts are divided by the `scale` the piece names (a bid's value by 300, a
-score by 1500...): about [0, 1], never negative, a little above 1 only for unusual hands.
+score by 1500...): about [0, 1], never negative, a little above 1 only for unusual hands; every
+entry lies in ``[OBS_LOW, obs_high()]`` (0 and 9.25: no piece can hold more than every card of
+the game), the bounds the envs' observation box declares.
 
 Scores are the engine's own (`money_env.engine.score.score_hand`), never a copy of the rules:
 `hand_score` is what the viewer's hand would score if the game ended now and `known_score`
@@ -23,8 +25,10 @@ currency's notes and of every number of coins is tabulated once, and a hand's is
 
 `encode_state(state, seat)` is `encode_observation(player_view(state, seat))` bit for bit,
 read straight from the state without building the view: the env and the trainers call it at
-every decision. tests/money_reference_encoder.py keeps the first, plain encoder, the one the
-tests hold this one to.
+every decision. `ObservationCache` gives the same vectors for one game, re-encoding a seat's
+only where it changed since that seat's last one (Money!'s env, `money_env.env`).
+tests/money_reference_encoder.py keeps the first, plain encoder, the one the tests hold this one
+to.
 
 The layout text (`obs_layout_text()`) is what `money_env.ACTION_TABLE_HASH` covers together
 with the action table: changing any piece changes the hash. This module imports numpy only when
@@ -39,6 +43,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from .engine import PHASE_NAMES
+from .engine.actions import COMMIT
 from .engine.cards import (
     BLUFF_KIND,
     COIN_KIND,
@@ -72,8 +77,11 @@ __all__ = [
     "SEAT_BLOCK",
     "MONEY_KINDS",
     "KIND_COPIES",
+    "OBS_LOW",
+    "obs_high",
     "encode_observation",
     "encode_state",
+    "ObservationCache",
     "obs_layout_text",
     "piece_slices",
     "describe",
@@ -348,6 +356,50 @@ def _score_tables() -> None:
     )
 
 
+OBS_LOW = 0.0  # every entry is a count, a sum, a value, a size, a score or a flag
+
+
+@lru_cache(maxsize=1)
+def obs_high() -> float:
+    """The largest value an entry can take (9.25): no piece holds more than every card of the
+    game (a group's size with all 74 cards is 74 / 8), no hand scores more than every note and
+    coin, no round is past `MAX_ROUNDS`. Every observation lies in ``[OBS_LOW, obs_high()]``."""
+    div = _divisors()
+    top = 1.0  # a flag, a one-hot, a count per kind / copies, the round / MAX_ROUNDS
+    for name in _CARD_PIECES:
+        field = name.rstrip("0123456789")
+        r = int(name[len(field) :]) if field != name else None
+        total: dict[int, int] = {}
+        for c in range(_CARDS):
+            for p, units in _pairs(field, c, r):
+                total[p] = total.get(p, 0) + units
+        top = max(top, *(units / div[p] for p, units in total.items()))
+    if not _NOTE_POINTS:
+        _score_tables()
+    best = NUM_CURRENCIES * max(_NOTE_POINTS) + max(_COIN_POINTS)
+    return max(top, _CARDS / min(SIZE_SCALE, PILE_SCALE), best / SCORE_SCALE)
+
+
+def _divisors() -> list[float]:
+    """Per position the divisor of its whole number: the copies of the kind for a count per
+    kind, else the piece's scale (in `_VALUE_UNIT`s for a face sum or a value)."""
+    counted = {"hand", "bid", "right", "left", "unseen"} | {
+        f"seat{r}.{f}" for r in range(_SEATS) for f in ("known", "revealed", "table")
+    }
+    valued = {"hand_sums", "bid_value", "right_value", "left_value"} | {
+        f"seat{r}.{f}"
+        for r in range(_SEATS)
+        for f in ("known_sums", "revealed_value", "table_value")
+    }
+    div: list[float] = []
+    for name, size, scale, _ in OBS_SPEC:
+        if name in counted:
+            div += KIND_COPIES[:size]
+        else:
+            div += [scale / _VALUE_UNIT if name in valued else scale] * size
+    return div
+
+
 def _tables() -> tuple[list[list[int]], list[float]]:
     """Per code its `_WIDTH` positions (a value counted in `_VALUE_UNIT`s, one position per
     unit; the unused ones at `round`, a scalar set afterwards), and per position the divisor."""
@@ -364,21 +416,7 @@ def _tables() -> tuple[list[list[int]], list[float]]:
                 j += units
     for p in range(OBS_SIZE):
         pos[_UNIT + p][0] = p
-    counted = {"hand", "bid", "right", "left", "unseen"} | {
-        f"seat{r}.{f}" for r in range(_SEATS) for f in ("known", "revealed", "table")
-    }
-    valued = {"hand_sums", "bid_value", "right_value", "left_value"} | {
-        f"seat{r}.{f}"
-        for r in range(_SEATS)
-        for f in ("known_sums", "revealed_value", "table_value")
-    }
-    div: list[float] = []
-    for name, size, scale, _ in OBS_SPEC:
-        if name in counted:
-            div += KIND_COPIES[:size]
-        else:
-            div += [scale / _VALUE_UNIT if name in valued else scale] * size
-    return pos, div
+    return pos, _divisors()
 
 
 def _make_encoder() -> Any:
@@ -543,6 +581,80 @@ def encode_state(state: Any, seat: int, out: np.ndarray | None = None) -> np.nda
         hands if phase == GAME_OVER else (),
         out,
     )
+
+
+class ObservationCache:
+    """`encode_state(state, seat)` of one game, bit for bit, re-encoding only what changed
+    since that seat's last observation (the environment's ``observe``).
+
+    It keeps each seat's last vector with the length of the history it saw. A seat's vector
+    is the same as long as the only actions since are cards added to a bid (`ADD`): they are
+    hidden from every other seat (docs/games/MONEY.md §4.1, 9) and never change the phase or
+    the seat to act. Added by the seat itself, they change its own ``bid`` and ``bid_value``
+    alone, which are rewritten from its bid now, each entry the float32 quotient the encoder
+    writes there (the same numpy division, tabulated). Anything else (a commit, an exchange, a
+    new game) encodes the whole vector again. Every vector returned is a fresh array; the cache
+    keeps its own copy, so changing a returned vector changes nothing here."""
+
+    def __init__(self) -> None:
+        self._state: Any = None
+        self._last: dict[int, tuple[int, np.ndarray]] = {}
+
+    def observe(self, state: Any, seat: int) -> np.ndarray:
+        """`encode_state(state, seat)`, bit for bit, a fresh array."""
+        if state is not self._state:  # another game: nothing kept is its
+            self._state, self._last = state, {}
+        history = state.history
+        h = len(history)
+        kept = self._last.get(seat)
+        if kept is not None:
+            h0, vec = kept
+            if h0 == h:
+                return vec.copy()
+            if h0 < h and max(history[h0:h]) < COMMIT:  # only cards added to a bid since
+                if state.cur == seat:  # its own: its bid changed
+                    vec = vec.copy()
+                    _write_bid(vec, state.sel[seat])
+                self._last[seat] = (h, vec)
+                return vec.copy()
+        vec = encode_state(state, seat)
+        self._last[seat] = (h, vec.copy())
+        return vec
+
+
+_BID_Q: list[list[float]] = []  # per kind, per count: the bid entry (float32 values)
+_BID_VALUE_Q: list[float] = []  # per value in `_VALUE_UNIT`s: the bid_value entry
+
+
+def _write_bid(vec: np.ndarray, bid: list[int]) -> None:
+    """Write the `bid` and `bid_value` pieces of `vec` for the hidden bid `bid` (card ids),
+    as `encode_state` writes them: each the float32 quotient of its whole number by its
+    divisor, tabulated by the encoder's own division."""
+    if not _BID_Q:
+        _bid_tables()
+    lo = _G["bid"]
+    counts: dict[int, int] = {}
+    units = 0
+    for c in bid:
+        k = KIND[c]
+        counts[k] = counts.get(k, 0) + 1
+        units += VALUE[c] // _VALUE_UNIT
+    vec[lo : lo + NUM_KINDS] = 0.0
+    for k, j in counts.items():
+        vec[lo + k] = _BID_Q[k][j]
+    vec[_G["bid_value"]] = _BID_VALUE_Q[units]
+
+
+def _bid_tables() -> None:
+    import numpy as np
+
+    div = np.array(_divisors(), dtype=np.float32)
+    lo, at = _G["bid"], _G["bid_value"]
+    counts = np.arange(_CARDS + 1)
+    units = np.arange(sum(VALUE) // _VALUE_UNIT + 1)
+    q = np.divide(counts[None, :], div[lo : lo + NUM_KINDS, None], dtype=np.float32)
+    _BID_Q[:] = q.tolist()
+    _BID_VALUE_Q[:] = np.divide(units, div[at], dtype=np.float32).tolist()
 
 
 def describe(obs: Any) -> dict[str, list[float]]:

@@ -12,6 +12,8 @@ standard library alone: numpy is imported when an observation is first encoded.
   `rounds` only (how far it got).
 - Shaping (`potential`): the seat's hand score against the table's, `money_env.shaping`.
   Playouts are scored by the default (the rank).
+- Its own PettingZoo AEC env (`aec_env`): `money_env.env`; every observation entry lies in
+  ``[obs_low, obs_high]`` (`money_env.encoding.OBS_LOW`, `obs_high()`).
 """
 
 from __future__ import annotations
@@ -66,6 +68,18 @@ class MoneyGame(Game):
         from .encoding import OBS_SIZE
 
         return OBS_SIZE
+
+    @cached_property
+    def obs_low(self) -> float:
+        from .encoding import OBS_LOW
+
+        return OBS_LOW
+
+    @cached_property
+    def obs_high(self) -> float:
+        from .encoding import obs_high
+
+        return obs_high()
 
     @cached_property
     def action_table_hash(self) -> str:
@@ -180,6 +194,12 @@ class MoneyGame(Game):
 
     def num_players(self, state: GameState) -> int:
         return state.n
+
+    def aec_env(self, **kwargs: Any) -> Any:
+        """Money!'s own PettingZoo AEC env, `money_env.env` (wrapped)."""
+        from .env import env
+
+        return env(**kwargs)
 
     # ----- players
     def bots(self) -> dict[str, Bot]:

@@ -8,25 +8,32 @@ environments and build output excluded). Rules:
    standard library and itself at import time (numpy inside a function, for the default
    encoders) and nothing of the lab.
 2. A game package (``lastwill_env/**``, ``money_env/**``) never imports ``agents``,
-   ``training``, ``gameenv`` or another game.
+   ``training``, ``gameenv`` or another game; its own AEC env may import
+   ``gameenv.wrappers`` (PettingZoo's wrappers, which import PettingZoo alone).
 3. ``agents/**`` never imports ``training``.
-4. Nothing imports ``training`` except ``training`` itself (tests are not scanned).
+4. Nothing imports ``training`` except ``training`` itself, the applications (``apps``) and
+   the tools of rule 10 (tests are not scanned).
 5. Only ``agents/policy*.py`` and ``training/**`` import torch / stable_baselines3 /
    sb3_contrib at import time. Elsewhere they must be imported lazily (inside a function) or
    only under ``if TYPE_CHECKING:``.
-6. ``agents/`` in four layers (the lists below, one line each): the foundation imports only the
-   foundation; the players and bots never import the match harness or the applications; the
-   match harness never imports the applications; the applications sit on top. Every module of
-   ``agents/`` belongs to exactly one layer.
-8. The harness (``agents``, ``training``, ``gameenv``) never imports a game package: it takes a
-   `gamecore.Game`. The modules of ``GAME_SPECIFIC`` (one game's applications) are the
-   exceptions, each with its reason.
+6. ``agents/`` in three layers (the lists below, one line each): the foundation imports only
+   the foundation; the players and bots never import the match harness; the match harness sits
+   on top. Every module of ``agents/`` belongs to exactly one layer.
+8. The harness (``agents``, ``training``, ``gameenv``) and the applications (``apps``) never
+   import a game package: they take a `gamecore.Game`. The modules of ``GAME_SPECIFIC`` (one
+   game's applications) are the exceptions, each with its reason.
+9. ``apps/**`` is the top layer, the applications: nothing of ``gamecore``, the games,
+   ``gameenv``, ``agents`` or ``training`` imports ``apps``.
+10. The tools stand beside the applications: the report tools (``labreports/**``) and the
+    speed scripts (``benchmarks/**``) may import any layer, ``apps`` included, and nothing of
+    the lab (``gamecore``, the games, ``gameenv``, ``agents``, ``training``, ``apps``) imports
+    them.
 7. No import cycles anywhere in the repository: the module -> module graph of every scanned
    file's imports has no strongly connected component of more than one module. Imports under
    ``if TYPE_CHECKING:`` never run and are left out of this graph (type hints may name a
    class of a module that imports this one).
 
-Rules 1-4, 6 and 7 count every import, lazy ones included: a lazy import is still a
+Rules 1-4, 6, 7, 9 and 10 count every import, lazy ones included: a lazy import is still a
 dependency. Dynamic imports (``importlib.import_module("...")``) are not seen by this scan.
 """
 
@@ -87,41 +94,25 @@ AGENT_LAYERS: dict[str, tuple[str, ...]] = {
         "agents.arena",  # seeded tournaments, one log row per game
         "agents.evaluate",  # lastwill eval's tables
         "agents.stats",  # ratings and paired tables
-        "agents.replay",  # replaying a logged game as text
         "agents.gamelog",  # the one reader of game logs
         "agents.workers",  # worker processes of a tournament
         "agents.rowlog",  # append-only row logs
         "agents.scalars",  # a training run's scalars
         "agents.raystart",  # starting Ray for a tournament
     ),
-    "apps": (
-        "agents.cli",  # the lastwill command
-        "agents.play",  # terminal play (Last Will's)
-        "agents.tableplay",  # terminal play of any game
-        "agents.viewer",  # the web viewer
-        "agents.viewer.*",
-    ),
 }
 # what each layer may not import (rule 6)
 LAYER_FORBIDS: dict[str, tuple[str, ...]] = {
-    "foundation": ("players", "harness", "apps"),
-    "players": ("harness", "apps"),
-    "harness": ("apps",),
-    "apps": (),
+    "foundation": ("players", "harness"),
+    "players": ("harness",),
+    "harness": (),
 }
 
 # Import cycles accepted on purpose (rule 7), each a sorted tuple of its modules with a reason.
 ALLOWED_CYCLES: frozenset[tuple[str, ...]] = frozenset(set())
 
 # (module, rule) pairs accepted on purpose. Each entry needs a reason in the comment beside it.
-ALLOWED_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset(
-    {
-        # the training-speed benchmark measures the trainers themselves
-        ("benchmarks.train_speed", "nobody-imports-training"),
-        # the expert samples' diagnosis reads them with expert iteration's own reader
-        ("benchmarks.sample_disagreement", "nobody-imports-training"),
-    }
-)
+ALLOWED_EXCEPTIONS: frozenset[tuple[str, str]] = frozenset()
 
 STDLIB = frozenset(sys.stdlib_module_names)
 
@@ -130,14 +121,22 @@ STDLIB = frozenset(sys.stdlib_module_names)
 # gamecore's shared checks.
 GAME_PACKAGES = frozenset({"lastwill_env", "money_env"})
 SEAM_BASE_MODULES = ("gamecore.plain", "gamecore.options", "gamecore.seeds", "gamecore.buildcheck")
-# The harness: these packages take a gamecore.Game and import no game package (rule 8)
-GENERIC_PACKAGES = ("agents", "training", "gameenv")
-# Modules of the harness packages that are one game's on purpose, each with its reason
+# The harness and the applications: these packages take a gamecore.Game and import no game
+# package (rule 8)
+GENERIC_PACKAGES = ("agents", "training", "gameenv", "apps")
+# Modules of those packages that are one game's on purpose, each with its reason
 GAME_SPECIFIC: dict[str, str] = {
-    "agents.play": "terminal play draws Last Will's table",
-    "agents.replay": "a logged Last Will game as text, with Last Will's pictures",
-    "agents.viewer.*": "the web viewer draws Last Will's table",
+    "apps.play": "terminal play draws Last Will's table",
+    "apps.replay": "a logged Last Will game as text, with Last Will's pictures",
+    "apps.viewer.*": "the web viewer draws Last Will's table",
 }
+# The applications, on top (rule 9), and the packages below them, which never import them
+APPS = "apps"
+BELOW_APPS = ("gamecore", *sorted(GAME_PACKAGES), "gameenv", "agents", "training")
+# The one module of gameenv a game's own env may import (rule 2)
+GAME_WRAPPERS = "gameenv.wrappers"
+# The tools beside the applications (rule 10): nothing of the lab imports them
+TOOLS = ("labreports", "benchmarks")
 
 
 def _game_of(module: str) -> str | None:
@@ -251,7 +250,11 @@ def check_source(module: str, source: str, is_package: bool = False) -> list[str
                 f"imports {name!r}; gamecore imports the standard library and itself (numpy "
                 f"only inside a function, for a default encoder) and nothing of the lab",
             )
-        if game and top in {"agents", "training", "gameenv"}:
+        if (
+            game
+            and top in {"agents", "training", "gameenv"}
+            and not _is_within(name, GAME_WRAPPERS)
+        ):
             report(line, "env-no-upward", f"imports {name!r}; {game} never imports {top}")
         if game and top in GAME_PACKAGES and top != game:
             report(line, "game-alone", f"imports {name!r}; a game never imports another game")
@@ -259,13 +262,34 @@ def check_source(module: str, source: str, is_package: bool = False) -> list[str
             report(
                 line,
                 "no-game-in-harness",
-                f"imports {name!r}; the harness takes a gamecore.Game and never imports a "
-                f"game package (or list the module in GAME_SPECIFIC with its reason)",
+                f"imports {name!r}; the harness and the applications take a gamecore.Game "
+                f"and never import a game package (or list the module in GAME_SPECIFIC with "
+                f"its reason)",
             )
         if _is_within(module, "agents") and top == "training":
             report(line, "agents-no-training", f"imports {name!r}; agents never imports training")
-        elif top == "training" and not in_training:
-            report(line, "nobody-imports-training", f"imports {name!r}; nothing imports training")
+        elif top == "training" and not (
+            in_training or any(_is_within(module, p) for p in (APPS, *TOOLS))
+        ):
+            report(
+                line,
+                "nobody-imports-training",
+                f"imports {name!r}; nothing but the applications (apps) and the tools "
+                f"({', '.join(TOOLS)}) imports training",
+            )
+        if top == APPS and any(_is_within(module, p) for p in BELOW_APPS):
+            report(
+                line,
+                "apps-on-top",
+                f"imports {name!r}; apps is the top layer, which {parts[0]} never imports",
+            )
+        if top in TOOLS and any(_is_within(module, p) for p in (*BELOW_APPS, APPS)):
+            report(
+                line,
+                "tools-on-top",
+                f"imports {name!r}; the report tools and speed scripts sit on top, and "
+                f"{parts[0]} never imports them",
+            )
         if top in HEAVY_PACKAGES and import_time and not heavy_allowed:
             report(
                 line,
@@ -419,6 +443,15 @@ def test_repository_follows_import_arrows() -> None:
     assert not problems, "import arrows broken (see docs/DESIGN.md):\n" + "\n".join(problems)
 
 
+def test_the_applications_are_scanned_and_on_top() -> None:
+    """Rule 9 has something to hold: the applications are scanned, and what sits below them
+    is every other package of the lab."""
+    scanned = {m for m, _, _ in repo_modules()}
+    assert {"apps", "apps.cli", "apps.console", "apps.viewer.server"} <= scanned
+    lab = {m.split(".")[0] for m in scanned if m.split(".")[0] in (*GENERIC_PACKAGES, "gamecore")}
+    assert lab | GAME_PACKAGES == {APPS, *BELOW_APPS}, lab
+
+
 def test_every_agents_module_has_a_layer_and_keeps_to_it() -> None:
     scanned = [(m, p, pk) for m, p, pk in repo_modules() if _is_within(m, "agents")]
     assert len(scanned) > 20, scanned
@@ -475,6 +508,7 @@ def test_the_state_checks_name_the_rules_nowhere_not_even_for_types() -> None:
         ("lastwill_env.env", "from agents.base import RandomAgent\n", "env-no-upward"),
         ("lastwill_env.bots.racer", "from agents.search import MCAgent\n", "env-no-upward"),
         ("money_env.lab", "def f():\n    import training\n", "env-no-upward"),
+        ("money_env.env", "from gameenv.aec import raw_env\n", "env-no-upward"),
         ("lastwill_env.engine.game", "from money_env.engine import cards\n", "engine-stdlib-only"),
         ("money_env.engine.game", "from gamecore.agent import BaseAgent\n", "engine-stdlib-only"),
         ("money_env.lab", "from lastwill_env.engine import GameState\n", "game-alone"),
@@ -490,7 +524,7 @@ def test_the_state_checks_name_the_rules_nowhere_not_even_for_types() -> None:
         ("lastwill_env.encoding", "import training.selfplay\n", "env-no-upward"),
         ("agents.arena", "from training import pool\n", "agents-no-training"),
         ("agents.arena", "def f():\n    import training\n", "agents-no-training"),
-        ("benchmarks.bench_env", "import training\n", "nobody-imports-training"),
+        ("docs.viewer_screenshot", "import training\n", "nobody-imports-training"),
         ("agents.arena", "import torch\n", "heavy-lazy"),
         (
             "lastwill_env.env",
@@ -499,6 +533,21 @@ def test_the_state_checks_name_the_rules_nowhere_not_even_for_types() -> None:
         ),
         ("lastwill_env.bots", "class A:\n    from stable_baselines3 import PPO\n", "heavy-lazy"),
         ("agents.policies.net", "import torch.nn\n", "heavy-lazy"),
+        ("apps.arena_cli", "import torch\n", "heavy-lazy"),
+        ("agents.arena", "from apps.viewer.core import ViewError\n", "apps-on-top"),
+        ("agents.search", "def f():\n    from apps.cli import app\n", "apps-on-top"),
+        ("training.train", "def f():\n    from apps.command import fail\n", "apps-on-top"),
+        ("training.expert.loop", "from ...apps import console\n", "apps-on-top"),
+        ("gameenv.aec", "import apps\n", "apps-on-top"),
+        ("lastwill_env.env", "from apps import play\n", "apps-on-top"),
+        ("money_env.engine.game", "import apps.replay\n", "apps-on-top"),
+        ("gamecore.registry", "def f():\n    from apps.cli import app\n", "apps-on-top"),
+        ("apps.arena_cli", "from labreports.text import pct\n", "tools-on-top"),
+        ("agents.stats", "def f():\n    import labreports.paired_logs\n", "tools-on-top"),
+        ("training.train", "from benchmarks import train_speed\n", "tools-on-top"),
+        ("apps.train_cli", "from money_env.lab import MoneyGame\n", "no-game-in-harness"),
+        ("apps.tableplay", "def f():\n    import lastwill_env\n", "no-game-in-harness"),
+        ("agents.replay", "from lastwill_env.engine import player_view\n", "no-game-in-harness"),
     ],
 )
 def test_checker_reports_violation(module: str, source: str, rule: str) -> None:
@@ -519,8 +568,22 @@ def test_checker_reports_violation(module: str, source: str, rule: str) -> None:
         ("lastwill_env.engine", "from . import state\nfrom .state import GameState\n", True),
         ("lastwill_env.engine.rules", "from lastwill_env.engine.cards import Card\n", False),
         ("lastwill_env.env", "import numpy\nfrom lastwill_env.engine import new_game\n", False),
+        ("money_env.env", "from gameenv.wrappers import OrderEnforcing\n", False),
         ("agents.arena", "from gamecore import load_game\n", False),
-        ("agents.play", "from lastwill_env.engine import player_view\n", False),
+        ("apps.play", "from lastwill_env.engine import player_view\n", False),
+        ("apps.viewer.core", "from lastwill_env.engine import player_view\n", False),
+        (
+            "apps.train_cli",
+            "from training.config import TrainConfig\nfrom agents.arena import Schedule\n"
+            "from gamecore import load_game\nfrom gameenv import aec\n",
+            False,
+        ),
+        ("apps.cli", "from .arena_cli import arena\nfrom . import train_cli\n", False),
+        ("apps.console", "def main():\n    from apps.cli import app\n", False),
+        ("labreports.sure_share", "from apps.replay import iter_steps\n", False),
+        ("labreports.plot_budget", "from labreports import results_doc\nimport training\n", False),
+        ("benchmarks.arena_speed", "from agents.arena import run_tournament\n", False),
+        ("apps.train_cli", "def f():\n    import torch\n", False),
         ("lastwill_env.engine.game", "from gamecore.plain import is_int\n", False),
         ("money_env.lab", "from gamecore import Game\nfrom .engine import new_game\n", False),
         ("gamecore.game", "from .results import terminal_rewards\n", False),
@@ -548,8 +611,8 @@ def test_checker_accepts_allowed(module: str, source: str, is_package: bool) -> 
     ("module", "source"),
     [
         ("agents.policy", "from .arena import play_game\n"),  # a player uses the harness
-        ("agents.search", "def f():\n    from agents.cli import app\n"),  # lazily
-        ("agents.arena", "from .viewer.core import ViewError\n"),  # the harness, an app
+        ("agents.search", "def f():\n    from agents.arena import play_game\n"),  # lazily
+        ("agents.trust", "from .stats import wilson\n"),  # the foundation, the harness
         ("agents.base", "from .registry import make_agent\n"),  # the foundation, a player
         ("agents.registry", "from agents import evaluate\n"),
     ],
@@ -562,10 +625,10 @@ def test_layer_checker_reports_violation(module: str, source: str) -> None:
 @pytest.mark.parametrize(
     ("module", "source"),
     [
-        ("agents.cli", "from .arena import run_tournament\nfrom .viewer import server\n"),
+        ("agents.evaluate", "from .arena import run_tournament\nfrom .stats import fit_ratings\n"),
         ("agents.arena", "from .registry import make_agent\nfrom .base import BaseAgent\n"),
         ("agents.policy", "from .priors import PriorSource\nfrom gamecore import Game\n"),
-        ("agents.viewer.core", "from ..play import PlayGame\n"),
+        ("agents.gamelog", "from .base import BaseAgent\nfrom .deals import derive_seed\n"),
     ],
 )
 def test_layer_checker_accepts_allowed(module: str, source: str) -> None:
@@ -576,7 +639,9 @@ def test_every_layer_list_names_distinct_modules() -> None:
     listed = [p for patterns in AGENT_LAYERS.values() for p in patterns]
     assert len(listed) == len(set(listed)), listed
     assert agent_layer("agents.search") == "players"
-    assert agent_layer("agents.viewer.files") == "apps"
+    assert agent_layer("agents.gamelog") == "harness"
+    assert set(AGENT_LAYERS) == {"foundation", "players", "harness"}
+    assert agent_layer("agents.viewer.files") is None  # the applications are apps/'s
     assert agent_layer("agents.nosuchmodule") is None
 
 

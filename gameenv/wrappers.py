@@ -1,12 +1,19 @@
 """PettingZoo's two standard AEC wrappers, reading the raw env in one hop.
 
-`lastwill_env.env()` wraps `raw_env` in PettingZoo's `AssertOutOfBoundsWrapper` and
-`OrderEnforcingWrapper`. Those forward every attribute read (`agent_selection`, `agents`,
-`terminations`, ...) through each wrapper's `__getattr__` in turn, and the AEC loop reads them
-several times per step: about a quarter of a step went there. The subclasses here keep every
-check of the originals (the same errors before `reset()`, the same warning after the game, the
-same out-of-bounds assertion) and read those attributes straight from the raw env instead.
-`isinstance(e, OrderEnforcingWrapper)` still holds and `str(e)` is the env's name.
+Every AEC env of the lab (the generic `gameenv.aec.env`, and the games' own, `lastwill_env.env`
+and `money_env.env`) wraps its raw env in PettingZoo's `AssertOutOfBoundsWrapper` and
+`OrderEnforcingWrapper`, as these subclasses. The originals forward every
+attribute read (`agent_selection`, `agents`, `terminations`, ...) through each wrapper's
+`__getattr__` in turn, and the AEC loop reads them several times per step. The subclasses here
+keep every check of the originals (the same errors before `reset()`, the same warning after the
+game, the same out-of-bounds assertion) and read those attributes straight from the raw env
+instead; where every agent's action space is the same `Discrete(n)`, a plain ``int`` action
+from 0 to n - 1 passes the bounds check without building a numpy integer (every other action
+goes through ``action_space.contains`` as before). `isinstance(e, OrderEnforcingWrapper)`
+still holds and `str(e)` is the env's name.
+
+This module imports PettingZoo alone: the games' packages may import it (the one import of
+`gameenv` a game makes, docs/DESIGN.md).
 """
 
 from __future__ import annotations
@@ -25,14 +32,17 @@ class AssertOutOfBounds(wrappers.AssertOutOfBoundsWrapper):
 
     def __init__(self, env: AECEnv) -> None:
         super().__init__(env)
-        self._raw = env.unwrapped
+        self._raw = raw = env.unwrapped
+        sizes = {getattr(raw.action_space(a), "n", None) for a in raw.possible_agents}
+        self._n = sizes.pop() if len(sizes) == 1 else None  # None: no shortcut
 
     def step(self, action: Any) -> None:
         raw = self._raw
         agent = raw.agent_selection
-        assert (
-            action is None and (raw.terminations[agent] or raw.truncations[agent])
-        ) or raw.action_space(agent).contains(action), "action is not in action space"
+        if self._n is None or type(action) is not int or not 0 <= action < self._n:
+            assert (
+                action is None and (raw.terminations[agent] or raw.truncations[agent])
+            ) or raw.action_space(agent).contains(action), "action is not in action space"
         self.env.step(action)
 
 
