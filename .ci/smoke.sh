@@ -5,7 +5,7 @@
 set -euo pipefail
 python - <<'PY'
 import sys, warnings
-import lastwill_env, agents, training
+import lastwill_env, agents, training, apps
 assert "site-packages" in lastwill_env.__file__, lastwill_env.__file__
 import gymnasium as gym
 from gymnasium.utils.env_checker import check_env

@@ -7,8 +7,8 @@ So every arena deal belongs to one of two sets:
 - **validation** deals (:data:`VALIDATION`): what training's evaluations, the promotion of
   ``best.*``, stage screening with ``lastwill arena``, ``lastwill exploit``'s evaluations and any
   tuning use. ``lastwill arena`` plays them unless told otherwise.
-- **test** deals (:data:`TEST`): what ``lastwill eval``, ``benchmarks/reference_tables.py``,
-  ``benchmarks/bot_ladder.py`` and every figure in ``docs/RESULTS.md`` use. The training and
+- **test** deals (:data:`TEST`): what ``lastwill eval``, ``labreports.reference_tables``,
+  ``labreports.bot_ladder`` and every figure in ``docs/RESULTS.md`` use. The training and
   exploit code paths refuse them (:func:`for_choosing`).
 
 A deal seed is a 53-bit integer (JSON-safe). Bit 52 is the set's tag: clear on every validation
@@ -69,7 +69,7 @@ def for_choosing(deals: str, who: str) -> str:
     if check_deals(deals) == TEST:
         raise DealsError(
             f"{who} chooses among players, so it plays validation deals only; test deals are "
-            f"for reporting (lastwill eval, benchmarks/reference_tables.py), never for choosing"
+            f"for reporting (lastwill eval, labreports.reference_tables), never for choosing"
         )
     return deals
 

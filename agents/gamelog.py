@@ -18,7 +18,7 @@ holds ``config``, ``deal_seed``, ``actions`` and ``seating``; an *error row* (a 
 
 Every problem is a :class:`GameLogError` whose message names the file (and the line) and says
 what was wrong; no message repeats what the file holds beyond its field names. ``lastwill
-replay`` (:mod:`agents.replay`) and ``lastwill view`` (:mod:`agents.viewer.core`) read through
+replay`` (:mod:`apps.replay`) and ``lastwill view`` (:mod:`apps.viewer.core`) read through
 here.
 """
 
@@ -226,7 +226,7 @@ class GameFile:
     @property
     def game_name(self) -> Any:
         """The game its rows are of: the header's ``game``, else a single record's own
-        ``game`` when it is a name (`agents.tableplay`), else Last Will."""
+        ``game`` when it is a name (`apps.tableplay`), else Last Will."""
         if self.header is not None:
             return self.header.get("game", DEFAULT_GAME)
         own = self.rows[0].get("game") if self.single and self.rows else None

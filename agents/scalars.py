@@ -8,7 +8,7 @@ named `<sub-run>/<tag>` (`vs_greedy/eval/win_rate/4p`). :func:`export_run` keeps
 worth sharing (evaluation, ratings, warm start, pool, speed, rollout and training diagnostics)
 with the run's configuration in one small JSON document (``"format": "lastwill-scalars/1"``),
 or a long CSV (``tag,step,value``); :func:`load_export` reads either back.
-``benchmarks/export_scalars.py RUN_DIR OUT`` is the command line.
+``python -m labreports.export_scalars RUN_DIR OUT`` is the command line.
 
 :func:`win_rate_curves` picks the evaluation curves out of the scalars: per evaluated player
 count and panel bot, the steps, win rates and Wilson 95% bounds, and the chance rate 1/N; it

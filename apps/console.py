@@ -1,4 +1,4 @@
-"""The `lastwill` console script's entry point: `training.cli`'s app, imported here so that a
+"""The `lastwill` console script's entry point: `apps.cli`'s app, imported here so that a
 bad choice of compiled module (`LASTWILL_VIEW`, `LASTWILL_WRITER`, `LASTWILL_BAG_GRAD`, checked
 while the modules that read them are imported, the last only by the commands that use torch) is
 one line of error and exit code 2, like every other bad input, instead of a traceback."""
@@ -20,7 +20,7 @@ def main() -> None:
         from gamecore.buildcheck import check_environment
 
         check_environment()  # a bad choice of a compiled module, before any command runs
-        from training.cli import app
+        from apps.cli import app
 
         app()  # a command that imports torch (`train`, `exploit`, ...) reads LASTWILL_BAG_GRAD
     except ValueError as err:

@@ -1,39 +1,30 @@
-"""`lastwill expert`: expert iteration from the command line (`training.expert.loop`); `lastwill
-train --mode expert` runs it too (`settings`, `run_expert`), with the flags of the settings
-every trainer shares.
+"""`lastwill expert` and `lastwill expert-fit`: expert iteration from the command line
+(`training.expert.loop`), and a run's start network fitted again on its saved search samples
+(`training.expert.refit`). `lastwill train --mode expert` runs expert iteration too
+(`settings`, `run_expert`), with the flags of the settings every trainer shares.
 
 Settings come from the defaults of `ExpertConfig`, then a TOML file (`--config`, top level or
-an `[expert]` table), then the flags given. `--resume` continues the run in `--run-dir` with its
-own settings (only `--iterations` may grow); `--force` starts a new run in place of the one
-there (its files removed, as `lastwill train --force` does). `--game` names the game played
-(Last Will by default); `lastwill expert-fit` fits on the run's own game.
+an `[expert]` table), then the flags given (`EXPERT_FLAGS`, generated from the dataclass by
+`apps.configflags`). `--resume` continues the run in `--run-dir` with its own settings (only
+`--iterations` may grow); `--force` starts a new run in place of the one there (its files
+removed, as `lastwill train --force` does). `--game` names the game played (Last Will by
+default); `lastwill expert-fit` fits on the run's own game.
 """
 
 from __future__ import annotations
 
-from dataclasses import MISSING, fields
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from agents.cli import LabCommand, app, fail, help_default, note
 from gamecore import game_names
+from training.expert.config import MAX_ITERATIONS, ExpertConfig, ExpertConfigError
 
-from .config import MAX_ITERATIONS, ExpertConfig, ExpertConfigError
+from .command import fail, help_default, note
+from .configflags import Flag, keyword, setting_options, with_parameters
 
 RUNS = "the run's"  # expert-fit: a setting not given is the run's own
-
-
-def _help(text: str, name: str, why: str = "") -> str:
-    """`text` with `ExpertConfig`'s default of setting `name` (and why it is that)."""
-    f = next(f for f in fields(ExpertConfig) if f.name == name)
-    value = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
-    if value is None:  # a default that the game fills in (`ExpertConfig.__post_init__`)
-        return help_default(text, why)
-    if isinstance(value, list):
-        value = ",".join(str(x) for x in value)
-    return help_default(text, f"{value}, {why}" if why else value)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
@@ -83,10 +74,10 @@ def settings(config: Path | None, flags: dict[str, Any], resume: bool) -> Expert
     if resume:
         if run_dir is None:
             fail("--resume needs --run-dir (the run to continue)")
-        from .loop import ExpertError, _read_state
+        from training.expert.loop import ExpertError, read_state
 
         try:
-            data.update(_read_state(Path(run_dir))["config"])
+            data.update(read_state(Path(run_dir))["config"])
         except ExpertError as e:
             fail(str(e))
     if config is not None:
@@ -115,154 +106,78 @@ EXPERT_FIT_HELP = (
 )
 
 
-@app.command("expert", cls=LabCommand, help=EXPERT_HELP)
-def expert_cmd(
-    run_dir: Annotated[
-        str | None, typer.Option(metavar="<path>", help=_help("Run directory", "run_dir"))
-    ] = None,
-    game: Annotated[
-        str | None,
-        typer.Option(
-            metavar="<text>",
-            help=_help(f"The game played: {', '.join(game_names())}", "game"),
-        ),
-    ] = None,
-    init_policy: Annotated[
-        str | None,
-        typer.Option(
-            metavar="<path>",
-            help=_help("Start network: a policy .npz with its critic", "init_policy"),
-        ),
-    ] = None,
-    iterations: Annotated[
-        int | None, typer.Option(help=_help("Iterations to run in all", "iterations"))
-    ] = None,
-    games: Annotated[
-        int | None, typer.Option(help=_help("Self-play games per iteration", "games"))
-    ] = None,
-    sims: Annotated[
-        int | None, typer.Option(help=_help("Search simulations per decision", "sims"))
-    ] = None,
-    full_share: Annotated[
-        float | None,
-        typer.Option(
-            help=_help(
-                "Share of decisions searched in full and kept as samples (0.01-1)", "full_share"
-            )
-        ),
-    ] = None,
-    fast_sims: Annotated[
-        int | None,
-        typer.Option(help=_help("Simulations of the other decisions' cheap searches", "fast_sims")),
-    ] = None,
-    full_below: Annotated[
-        float | None,
-        typer.Option(
-            help=_help(
-                "Search in full only where the network's top move is less likely than this "
-                "(0.01-1; 1 = everywhere); the surer decisions get the cheap search",
-                "full_below",
-            )
-        ),
-    ] = None,
-    policy_target: Annotated[
-        str | None,
-        typer.Option(
-            metavar="<visits|completed_q>",
-            help=_help(
-                "What the network learns at a searched decision: visits (the visit counts) "
-                "or completed_q (the policy improved by the search's completed Q-values)",
-                "policy_target",
+# The settings `lastwill expert` has flags for, in the order of its --help, each with its help
+# (the default is `ExpertConfig`'s)
+EXPERT_FLAGS: dict[str, Flag] = {
+    "run_dir": Flag("Run directory", metavar="<path>"),
+    "game": Flag(f"The game played: {', '.join(game_names())}", metavar="<text>"),
+    "init_policy": Flag("Start network: a policy .npz with its critic", metavar="<path>"),
+    "iterations": Flag("Iterations to run in all"),
+    "games": Flag("Self-play games per iteration"),
+    "sims": Flag("Search simulations per decision"),
+    "full_share": Flag("Share of decisions searched in full and kept as samples (0.01-1)"),
+    "fast_sims": Flag("Simulations of the other decisions' cheap searches"),
+    "full_below": Flag(
+        "Search in full only where the network's top move is less likely than this "
+        "(0.01-1; 1 = everywhere); the surer decisions get the cheap search"
+    ),
+    "policy_target": Flag(
+        "What the network learns at a searched decision: visits (the visit counts) "
+        "or completed_q (the policy improved by the search's completed Q-values)",
+        metavar="<visits|completed_q>",
+    ),
+    "noise": Flag("Dirichlet noise in the root's priors (0-1; 0 = none)"),
+    "alpha": Flag("The noise's concentration"),
+    "anchor_coef": Flag("Weight of KL(start network || network) in the update"),
+    "workers": Flag("Self-play processes (the same samples with any number)"),
+    "num_players": Flag(
+        "Player counts of the self-play games, e.g. 2,3,4,5", default="every count"
+    ),
+    "eval_bots": Flag("Evaluation panel, e.g. sprinter"),
+    "eval_num_players": Flag("Evaluation counts, e.g. 2,4", default="the fewest: 2"),
+    "eval_games": Flag("Games per evaluation table"),
+    "eval_every": Flag("Iterations between evaluations"),
+    "seed": Flag("Seed of the run"),
+}
+# the options of the run itself, after the settings'
+RUN_PARAMETERS = [
+    keyword(
+        "config",
+        Annotated[Path | None, typer.Option(help=help_default("TOML file of settings", "none"))],
+    ),
+    keyword(
+        "resume",
+        Annotated[bool, typer.Option(help="Continue the run in --run-dir")],
+        default=False,
+    ),
+    keyword(
+        "force",
+        Annotated[
+            bool,
+            typer.Option(
+                help="Start a new run in a --run-dir that holds one (the old run's files removed)"
             ),
-        ),
-    ] = None,
-    noise: Annotated[
-        float | None,
-        typer.Option(help=_help("Dirichlet noise in the root's priors (0-1; 0 = none)", "noise")),
-    ] = None,
-    alpha: Annotated[
-        float | None, typer.Option(help=_help("The noise's concentration", "alpha"))
-    ] = None,
-    anchor_coef: Annotated[
-        float | None,
-        typer.Option(
-            help=_help("Weight of KL(start network || network) in the update", "anchor_coef")
-        ),
-    ] = None,
-    workers: Annotated[
-        int | None,
-        typer.Option(
-            help=_help("Self-play processes (the same samples with any number)", "workers")
-        ),
-    ] = None,
-    num_players: Annotated[
-        str | None,
-        typer.Option(
-            metavar="<list>",
-            help=_help(
-                "Player counts of the self-play games, e.g. 2,3,4,5", "num_players", "every count"
-            ),
-        ),
-    ] = None,
-    eval_bots: Annotated[
-        str | None,
-        typer.Option(metavar="<list>", help=_help("Evaluation panel, e.g. sprinter", "eval_bots")),
-    ] = None,
-    eval_num_players: Annotated[
-        str | None,
-        typer.Option(
-            metavar="<list>",
-            help=_help("Evaluation counts, e.g. 2,4", "eval_num_players", "the fewest: 2"),
-        ),
-    ] = None,
-    eval_games: Annotated[
-        int | None, typer.Option(help=_help("Games per evaluation table", "eval_games"))
-    ] = None,
-    eval_every: Annotated[
-        int | None, typer.Option(help=_help("Iterations between evaluations", "eval_every"))
-    ] = None,
-    seed: Annotated[int | None, typer.Option(help=_help("Seed of the run", "seed"))] = None,
-    config: Annotated[
-        Path | None, typer.Option(help=help_default("TOML file of settings", "none"))
-    ] = None,
-    resume: Annotated[bool, typer.Option(help="Continue the run in --run-dir")] = False,
-    force: Annotated[
-        bool,
-        typer.Option(
-            help="Start a new run in a --run-dir that holds one (the old run's files removed)"
-        ),
-    ] = False,
-) -> None:
-    flags = {
-        "run_dir": run_dir,
-        "game": game,
-        "init_policy": init_policy,
-        "iterations": iterations,
-        "games": games,
-        "sims": sims,
-        "full_share": full_share,
-        "fast_sims": fast_sims,
-        "full_below": full_below,
-        "policy_target": policy_target,
-        "noise": noise,
-        "alpha": alpha,
-        "workers": workers,
-        "anchor_coef": anchor_coef,
-        "num_players": num_players,
-        "eval_bots": eval_bots,
-        "eval_num_players": eval_num_players,
-        "eval_games": eval_games,
-        "eval_every": eval_every,
-        "seed": seed,
-    }
-    run_expert(settings(config, flags, resume), resume, force)
+        ],
+        default=False,
+    ),
+]
+
+
+def expert_cmd(**options: Any) -> None:
+    config: Path | None = options.pop("config")
+    resume: bool = options.pop("resume")
+    force: bool = options.pop("force")
+    run_expert(settings(config, options, resume), resume, force)
+
+
+with_parameters(expert_cmd, [*setting_options(ExpertConfig, EXPERT_FLAGS), *RUN_PARAMETERS])
 
 
 def run_expert(cfg: ExpertConfig, resume: bool, force: bool = False) -> None:
     """Run expert iteration with `cfg` (a refusal exits with code 2), and say where its best
     network is."""
-    from .loop import ExpertError
-    from .trainer import expert
+    from training.expert.loop import ExpertError
+    from training.expert.trainer import expert
 
     if resume and force:
         fail(
@@ -281,7 +196,6 @@ def run_expert(cfg: ExpertConfig, resume: bool, force: bool = False) -> None:
     )
 
 
-@app.command("expert-fit", cls=LabCommand, help=EXPERT_FIT_HELP)
 def expert_fit_cmd(
     run_dir: Annotated[
         str,
@@ -322,7 +236,7 @@ def expert_fit_cmd(
         int | None, typer.Option(help=help_default("Seed of the network and the batches", RUNS))
     ] = None,
 ) -> None:
-    from .refit import RefitError, refit
+    from training.expert.refit import RefitError, refit
 
     settings = {
         "learning_rate": learning_rate,

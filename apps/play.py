@@ -1,7 +1,7 @@
 """A person plays Last Will in the terminal against bots or checkpoints (``lastwill play``).
 
 The human's seat is drawn from its :func:`~lastwill_env.engine.player_view` only
-(:func:`agents.replay.render_view`), so nothing hidden from it is shown; the other seats'
+(:func:`apps.replay.render_view`), so nothing hidden from it is shown; the other seats'
 decisions are printed as they happen (a card another seat keeps from its starting six stays
 hidden). The whole table, with the text of every hand card, is drawn at the first decision
 (:func:`table_text`); each later one shows what changed since the last (:func:`changes_text`:
@@ -46,6 +46,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from agents.arena import default_out_path as arena_out_path
+from agents.arena import derive_seed
+from agents.base import BaseAgent
+from agents.readfile import read_json
+from agents.registry import PlayerSpecError
+from agents.safeio import DestinationError, check_destination, fallback_path, write_json
+from agents.timelimit import DEFAULT_MOVE_TIME_LIMIT, AgentFault, build_agent, check_time_limit
 from lastwill_env.cardref import CardNotFound, card_text
 from lastwill_env.engine import (
     CATALOGUE,
@@ -86,11 +93,6 @@ from lastwill_env.engine.tables import (
 )
 from lastwill_env.engine.text import board_card
 
-from .arena import default_out_path as arena_out_path
-from .arena import derive_seed
-from .base import BaseAgent
-from .readfile import read_json
-from .registry import PlayerSpecError
 from .replay import (
     ReplayError,
     check_record,
@@ -99,8 +101,6 @@ from .replay import (
     render_results,
     render_view,
 )
-from .safeio import DestinationError, check_destination, fallback_path, write_json
-from .timelimit import DEFAULT_MOVE_TIME_LIMIT, AgentFault, build_agent, check_time_limit
 
 HUMAN = "human"
 RECORD_VERSION = 1

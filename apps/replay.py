@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
+from agents.gamelog import GameLogError, check_record, read_game_file  # noqa: F401 - replay API
 from lastwill_env.engine import (
     CATALOGUE,
     GAME_OVER,
@@ -48,8 +49,6 @@ from lastwill_env.engine.text import (  # noqa: F401 - part of the replay API
     render_table,
     render_view,
 )
-
-from .gamelog import GameLogError, check_record, read_game_file  # noqa: F401 - replay API
 
 CARDS = CATALOGUE.cards
 

@@ -40,15 +40,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
+from agents.arena import default_out_path as arena_out_path
+from agents.deals import derive_seed
+from agents.registry import PlayerSpecError
+from agents.safeio import fallback_path, write_json
+from agents.timelimit import DEFAULT_MOVE_TIME_LIMIT, AgentFault, build_agent, check_time_limit
 from gamecore.agent import overrides_observe
 from gamecore.game import SILENT, Game
 from gamecore.plain import in_words
-
-from .arena import default_out_path as arena_out_path
-from .deals import derive_seed
-from .registry import PlayerSpecError
-from .safeio import fallback_path, write_json
-from .timelimit import DEFAULT_MOVE_TIME_LIMIT, AgentFault, build_agent, check_time_limit
 
 HUMAN = "human"
 RECORD_VERSION = 1

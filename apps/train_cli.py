@@ -1,190 +1,131 @@
-"""The `lastwill` console script: the agents' commands (`arena`, `eval`, ...) plus
-`lastwill train`.
+"""`lastwill train`: self-play training by the trainer `--mode` names (`training.train`):
+all_seat (the default), single_seat, rllib or expert. `--backend` is its earlier spelling, kept
+as a deprecated alias (`--backend rllib` is `--mode rllib`; `--backend lab` the lab's
+trainers), with a note saying so. With `--mode expert` the settings are expert iteration's
+(`training.expert.ExpertConfig`): its table of `--config` (`[expert]`, or the top level) and the
+flags of the settings every trainer shares (`--run-dir`, `--seed`, `--eval-games`, ...);
+`lastwill expert` has flags for all of them. A resumed run (`--resume`) is continued by the
+trainer that made it, whatever the default. torch and stable-baselines3 are imported only when
+the command runs.
 
-`--mode` chooses the trainer (`training.train`): all_seat (the default), single_seat, rllib or
-expert. `--backend` is its earlier spelling, kept as a deprecated alias (`--backend rllib` is
-`--mode rllib`; `--backend lab` the lab's trainers), with a note saying so. With `--mode
-expert` the settings are expert iteration's (`training.expert.ExpertConfig`): its table of
-`--config` (`[expert]`, or the top level) and the flags of the settings every trainer shares
-(`--run-dir`, `--seed`, `--eval-games`, ...); `lastwill expert` has flags for all of them. A
-resumed run (`--resume`) is continued by the trainer that made it, whatever the default.
-
-The app itself is built in `agents.cli`; this top-layer module adds the training command, so
-that `agents` never imports `training` (docs/DESIGN.md's import arrows). torch and
-stable-baselines3 are imported only when `train` runs.
-
-Every setting of `TrainConfig` has a flag, generated from the dataclass (`--learning-rate 1e-4`,
-`--pfsp/--no-pfsp`, lists comma-separated: `--net-arch 256,256`), grouped in `--help` by the
-sections below; a new field gets its flag without touching this file. Flags override the
-`--config` file, which overrides the defaults.
+Every setting of `TrainConfig` has a flag, generated from the dataclass (`apps.configflags`:
+`--learning-rate 1e-4`, `--pfsp/--no-pfsp`, lists comma-separated: `--net-arch 256,256`),
+grouped in `--help` by the sections of `TRAIN_FLAGS`; a new field gets its flag without
+touching this file. Flags override the `--config` file, which overrides the defaults.
 """
 
 from __future__ import annotations
 
-import inspect
-import types
-import typing
-from dataclasses import MISSING, fields
+from dataclasses import fields
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
-from agents.cli import PLAYER_RANGE, LabCommand, app, fail, help_default, note
+from training.config import CHOICES, MODES, TrainConfig
 
-from .config import CHOICES, MODES, TrainConfig
-from .expert import cli as _expert_cli  # noqa: F401  (registers `lastwill expert`)
-from .valuefit import cli as _valuefit_cli  # noqa: F401  (registers `lastwill value-fit`)
+from .command import fail, help_default, note
+from .configflags import Flag, flag_name, keyword, kind, setting_options, with_parameters, words
 
-__all__ = ["app"]
-
-# Help text and --help section of each setting; a setting missing here still gets a flag.
-SETTINGS_HELP: dict[str, tuple[str, str]] = {
-    "run_dir": ("Run", "Run directory (runs/train/NAME)"),
-    "total_steps": ("Run", "Learner steps in total (--mode expert: iterations)"),
-    "seed": ("Run", "Seed of the run"),
-    "mode": (
-        "Run",
+# Help text, --help section and metavar of each setting; a setting missing here still gets a
+# flag (`OTHER`).
+TRAIN_FLAGS: dict[str, Flag] = {
+    "run_dir": Flag("Run directory (runs/train/NAME)", "Run", metavar="<path>"),
+    "total_steps": Flag("Learner steps in total (--mode expert: iterations)", "Run"),
+    "seed": Flag("Seed of the run", "Run"),
+    "mode": Flag(
         "Trainer: all_seat (the lab's PPO, every seat of the policy learns), single_seat "
         "(SB3 MaskablePPO, one learner seat per game), rllib (RLlib PPO, pip install -e "
         "'.\\[ray]') or expert (expert iteration: settings from --config's \\[expert] table "
         "and the shared flags; lastwill expert has flags for all of them)",
+        "Run",
+        metavar=words(MODES),
     ),
-    "n_envs": ("Run", "Env worker processes"),
-    "vec_env": ("Run", "Env workers: subproc (one process per env) or dummy (in-process)"),
-    "n_games": ("Run", "With --mode all_seat: games stepped together (batched inference)"),
-    "torch_threads": ("Run", "With --mode all_seat or expert: torch threads (0: one per core)"),
-    "init_policy": ("Run", "With --mode all_seat: start from this .npz policy or run directory"),
-    "init_new_prior": ("Run", "With --init-policy over another prior: keep its weights over it"),
-    "init_critic": ("Run", "With --init-policy: start the critic from its value weights too"),
-    "critic_warmup": ("Run", "With --mode all_seat: first rollouts fit only the critic"),
-    "exploiter_every": ("League", "With --mode all_seat: steps between exploiters (0 = none)"),
-    "exploiter_steps": ("League", "Learner steps of each exploiter"),
-    "exploiter_games": ("League", "Games that decide whether an exploiter joins the pool"),
-    "exploiter_gate": ("League", "An exploiter joins when its win rate exceeds chance + this"),
-    "progress": ("Run", "Show progress bars"),
-    "num_players": ("Game mix", "Player counts of the game mix, e.g. 2,3,4,5"),
-    "player_weights": ("Game mix", "Weights of those counts, e.g. 1,1,2,1"),
-    "reward": ("Game mix", "Reward: zero_sum or rank"),
-    "shaping": ("Game mix", "Potential-based shaping weight (0: off)"),
-    "learning_rate": ("PPO", "Adam learning rate"),
-    "n_steps": ("PPO", "Rollout steps per env between updates"),
-    "batch_size": ("PPO", "Minibatch size (divides n_steps x n_envs)"),
-    "n_epochs": ("PPO", "Passes over each rollout"),
-    "gamma": ("PPO", "Discount"),
-    "gae_lambda": ("PPO", "GAE lambda"),
-    "clip_range": ("PPO", "PPO clip range"),
-    "ent_coef": ("PPO", "Entropy coefficient"),
-    "vf_coef": ("PPO", "Value-loss coefficient"),
-    "net_arch": ("PPO", "Hidden layer widths, e.g. 128,128"),
-    "activation": ("PPO", "Activation of the hidden layers: tanh or relu"),
-    "bc_teacher": ("Warm start", "Scripted bot to imitate first, e.g. planner"),
-    "bc_games": ("Warm start", "Teacher games to collect"),
-    "bc_epochs": ("Warm start", "Fitting passes over them"),
-    "kickstart_teacher": ("Kickstarting", "Bot whose choices the policy is pulled towards"),
-    "kickstart_coef": ("Kickstarting", "Weight of that cross-entropy term (0 = off)"),
-    "kickstart_steps": ("Kickstarting", "Steps over which it decays to 0 (0 = constant)"),
-    "kickstart_players": ("Kickstarting", "Player counts the teacher teaches"),
-    "prior": ("Kickstarting", "Bot whose own choice gets --prior-weight added to its logit"),
-    "prior_weight": ("Kickstarting", "Logit bonus of the prior's choice (0 without a prior)"),
-    "p_latest": ("Opponent pool", "Chance of the latest weights per opponent seat"),
-    "p_bots_min": ("Opponent pool", "Chance of a scripted bot per opponent seat"),
-    "p_bot_table": ("Opponent pool", "Chance of a game against n-1 copies of one pool bot"),
-    "p_bot_seat": ("Opponent pool", "Chance of one pool bot against the learner in n-1 seats"),
-    "bots": ("Opponent pool", "Scripted bots of the pool, e.g. greedy,planner,random"),
-    "pfsp": ("Opponent pool", "Weight snapshots by x(1-x) of the win rate against them"),
-    "snapshot_every": ("Opponent pool", "Steps between pool snapshots"),
-    "snapshot_window": ("Opponent pool", "Recent snapshots kept in the pool"),
-    "milestone_every": ("Opponent pool", "Steps between milestone snapshots (kept for good)"),
-    "eval_every": ("Evaluation", "Steps between evaluations (0: only at the start and the end)"),
-    "eval_games": ("Evaluation", "Evaluation games per bot and player count"),
-    "eval_bots": ("Evaluation", "The evaluation panel, e.g. greedy,speculator,planner"),
-    "eval_num_players": ("Evaluation", "Evaluated player counts, e.g. 4 or 2,3,4,5"),
-    "eval_workers": ("Evaluation", "Evaluation worker processes"),
-    "checkpoint_every": ("Evaluation", "Steps between checkpoints"),
+    "n_envs": Flag("Env worker processes", "Run"),
+    "vec_env": Flag(
+        "Env workers: subproc (one process per env) or dummy (in-process)",
+        "Run",
+        metavar=words(CHOICES["vec_env"]),
+    ),
+    "n_games": Flag("With --mode all_seat: games stepped together (batched inference)", "Run"),
+    "torch_threads": Flag("With --mode all_seat or expert: torch threads (0: one per core)", "Run"),
+    "init_policy": Flag(
+        "With --mode all_seat: start from this .npz policy or run directory",
+        "Run",
+        metavar="<path>",
+        default="none, a fresh network",
+    ),
+    "init_new_prior": Flag(
+        "With --init-policy over another prior: keep its weights over it", "Run"
+    ),
+    "init_critic": Flag("With --init-policy: start the critic from its value weights too", "Run"),
+    "critic_warmup": Flag("With --mode all_seat: first rollouts fit only the critic", "Run"),
+    "exploiter_every": Flag("With --mode all_seat: steps between exploiters (0 = none)", "League"),
+    "exploiter_steps": Flag("Learner steps of each exploiter", "League"),
+    "exploiter_games": Flag("Games that decide whether an exploiter joins the pool", "League"),
+    "exploiter_gate": Flag("An exploiter joins when its win rate exceeds chance + this", "League"),
+    "progress": Flag("Show progress bars", "Run"),
+    "num_players": Flag(
+        "Player counts of the game mix, e.g. 2,3,4,5", "Game mix", default="every count"
+    ),
+    "player_weights": Flag("Weights of those counts, e.g. 1,1,2,1", "Game mix"),
+    "reward": Flag("Reward: zero_sum or rank", "Game mix", metavar=words(CHOICES["reward"])),
+    "shaping": Flag("Potential-based shaping weight (0: off)", "Game mix"),
+    "learning_rate": Flag("Adam learning rate", "PPO"),
+    "n_steps": Flag("Rollout steps per env between updates", "PPO"),
+    "batch_size": Flag("Minibatch size (divides n_steps x n_envs)", "PPO"),
+    "n_epochs": Flag("Passes over each rollout", "PPO"),
+    "gamma": Flag("Discount", "PPO"),
+    "gae_lambda": Flag("GAE lambda", "PPO"),
+    "clip_range": Flag("PPO clip range", "PPO"),
+    "ent_coef": Flag("Entropy coefficient", "PPO"),
+    "vf_coef": Flag("Value-loss coefficient", "PPO"),
+    "net_arch": Flag("Hidden layer widths, e.g. 128,128", "PPO"),
+    "activation": Flag(
+        "Activation of the hidden layers: tanh or relu", "PPO", metavar=words(CHOICES["activation"])
+    ),
+    "bc_teacher": Flag(
+        "Scripted bot to imitate first, e.g. planner", "Warm start", metavar="<spec>"
+    ),
+    "bc_games": Flag("Teacher games to collect", "Warm start"),
+    "bc_epochs": Flag("Fitting passes over them", "Warm start"),
+    "kickstart_teacher": Flag(
+        "Bot whose choices the policy is pulled towards", "Kickstarting", metavar="<spec>"
+    ),
+    "kickstart_coef": Flag("Weight of that cross-entropy term (0 = off)", "Kickstarting"),
+    "kickstart_steps": Flag("Steps over which it decays to 0 (0 = constant)", "Kickstarting"),
+    "kickstart_players": Flag("Player counts the teacher teaches", "Kickstarting", default="all"),
+    "prior": Flag(
+        "Bot whose own choice gets --prior-weight added to its logit",
+        "Kickstarting",
+        metavar="<spec>",
+    ),
+    "prior_weight": Flag("Logit bonus of the prior's choice (0 without a prior)", "Kickstarting"),
+    "p_latest": Flag("Chance of the latest weights per opponent seat", "Opponent pool"),
+    "p_bots_min": Flag("Chance of a scripted bot per opponent seat", "Opponent pool"),
+    "p_bot_table": Flag("Chance of a game against n-1 copies of one pool bot", "Opponent pool"),
+    "p_bot_seat": Flag("Chance of one pool bot against the learner in n-1 seats", "Opponent pool"),
+    "bots": Flag("Scripted bots of the pool, e.g. greedy,planner,random", "Opponent pool"),
+    "pfsp": Flag("Weight snapshots by x(1-x) of the win rate against them", "Opponent pool"),
+    "snapshot_every": Flag("Steps between pool snapshots", "Opponent pool"),
+    "snapshot_window": Flag("Recent snapshots kept in the pool", "Opponent pool"),
+    "milestone_every": Flag("Steps between milestone snapshots (kept for good)", "Opponent pool"),
+    "eval_every": Flag(
+        "Steps between evaluations (0: only at the start and the end)", "Evaluation"
+    ),
+    "eval_games": Flag("Evaluation games per bot and player count", "Evaluation"),
+    "eval_bots": Flag("The evaluation panel, e.g. greedy,speculator,planner", "Evaluation"),
+    "eval_num_players": Flag("Evaluated player counts, e.g. 4 or 2,3,4,5", "Evaluation"),
+    "eval_workers": Flag("Evaluation worker processes", "Evaluation"),
+    "checkpoint_every": Flag("Steps between checkpoints", "Evaluation"),
 }
-# the metavar of a text setting that is not a free text (lists show <list>)
-METAVARS = {
-    **{name: "<" + "|".join(words) + ">" for name, words in CHOICES.items()},
-    "mode": "<" + "|".join(MODES) + ">",
-    "run_dir": "<path>",
-    "init_policy": "<path>",
-    "bc_teacher": "<spec>",
-    "kickstart_teacher": "<spec>",
-    "prior": "<spec>",
-}
-# what an empty default ('' or []) stands for, and why a default is what it is
-DEFAULT_TEXT = {"init_policy": "none, a fresh network", "kickstart_players": "all"}
-DEFAULT_WHY = {"num_players": "every count"}
-
-
-def _flag(name: str) -> str:
-    return "--" + name.replace("_", "-")
-
-
-def _kind(tp: Any) -> tuple[str, type]:
-    """("scalar" | "list" | "one_or_list", element type) of a field's annotation."""
-    if isinstance(tp, str):
-        tp = eval(tp, vars(typing), {})  # noqa: S307 - the dataclass's own annotations
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        args = typing.get_args(tp)
-        scalar = [a for a in args if typing.get_origin(a) is None]
-        lists = [a for a in args if typing.get_origin(a) is list]
-        if scalar and lists:
-            return "one_or_list", scalar[0]
-    if origin is list:
-        return "list", typing.get_args(tp)[0]
-    return "scalar", tp
-
-
-def _default(f) -> Any:
-    value = f.default_factory() if f.default is MISSING else f.default  # type: ignore[misc]
-    if isinstance(value, list):
-        return ",".join(str(x) for x in value)
-    return value
-
-
-def _shown_default(f) -> str:
-    """A setting's default as `--help` shows it: a flag by its name (`pfsp`, `no-pfsp`)."""
-    value = _default(f)
-    if isinstance(value, bool):
-        return ("" if value else "no-") + f.name.replace("_", "-")
-    if value == "":
-        return DEFAULT_TEXT.get(f.name, "none")
-    why = DEFAULT_WHY.get(f.name)
-    return f"{value}, {why}" if why else str(value)
-
-
-def _parameters() -> list[inspect.Parameter]:
-    out = []
-    for f in fields(TrainConfig):
-        kind, elem = _kind(f.type)
-        panel, text = SETTINGS_HELP.get(f.name, ("Other settings", "See training/config.py"))
-        text = help_default(text, _shown_default(f))
-        if kind == "scalar" and elem is bool:
-            decl = f"{_flag(f.name)}/--no-{f.name.replace('_', '-')}"
-            ann: Any = Annotated[bool | None, typer.Option(decl, help=text, rich_help_panel=panel)]
-        elif kind == "scalar" and elem in (int, float):
-            ann = Annotated[
-                elem | None, typer.Option(_flag(f.name), help=text, rich_help_panel=panel)
-            ]
-        else:  # strings and lists: text, parsed below
-            metavar = METAVARS.get(f.name, "<text>") if kind == "scalar" else "<list>"
-            ann = Annotated[
-                str | None,
-                typer.Option(_flag(f.name), help=text, rich_help_panel=panel, metavar=metavar),
-            ]
-        out.append(
-            inspect.Parameter(f.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=ann)
-        )
-    return out
+OTHER = Flag("See training/config.py", "Other settings")
 
 
 def _parse(name: str, text: str) -> Any:
     f = next(x for x in fields(TrainConfig) if x.name == name)
-    kind, elem = _kind(f.type)
-    if kind == "scalar":
+    shape, elem = kind(f.type)
+    if shape == "scalar":
         return text
     items = [x.strip() for x in text.split(",") if x.strip()]
     if elem is str:
@@ -194,10 +135,10 @@ def _parse(name: str, text: str) -> Any:
     except ValueError:
         example = "2,3,4,5" if elem is int else "1,1,2,1"
         fail(
-            f"{_flag(name)} takes comma-separated {'integers' if elem is int else 'numbers'}, "
+            f"{flag_name(name)} takes comma-separated {'integers' if elem is int else 'numbers'}, "
             f"e.g. {example}; got {text!r}"
         )
-    if kind == "one_or_list" and len(values) == 1:
+    if shape == "one_or_list" and len(values) == 1:
         return values[0]
     return values
 
@@ -241,10 +182,8 @@ def train_cmd(**options: Any) -> None:
     if mode == "expert":
         _train_expert(config, overrides, resume, force)
     elif mode == "rllib":
-        from .rllib_backend import run_cli
-
-        run_cli(config, {**overrides, **({} if resume else {"mode": "rllib"})}, resume,
-                rllib_flags["ray_address"], rllib_flags["env_runners"], force)  # fmt: skip
+        _train_rllib(config, {**overrides, **({} if resume else {"mode": "rllib"})}, resume,
+                     rllib_flags["ray_address"], rllib_flags["env_runners"], force)  # fmt: skip
     else:
         _train_lab(mode, config, overrides, resume, force)
 
@@ -255,8 +194,8 @@ def _chosen_mode(
     """The trainer: `--mode`, or the deprecated `--backend` (with a note), or the `--config`
     file's, or (resuming) the run's own, else the default (all_seat). Given two ways that
     disagree, or one other than the resumed run's, it is refused by name."""
-    from .config import TrainConfigError
-    from .train import TrainError, resumed_mode
+    from training.config import TrainConfigError
+    from training.train import TrainError, resumed_mode
 
     if flag is not None and flag not in MODES:
         fail(f"--mode {flag!r} is not allowed; choose {', '.join(MODES)}")
@@ -287,7 +226,7 @@ def _chosen_mode(
 def _file_mode(config: Path | None) -> str | None:
     """The mode a `--config` file names: its `mode` (top level or `[train]`), or "expert"
     for a file of expert iteration's settings (an `[expert]` table)."""
-    from .config import read_config_file
+    from training.config import read_config_file
 
     if config is None:
         return None
@@ -304,8 +243,8 @@ def _train_lab(
     notes."""
     from dataclasses import replace
 
-    from .config import TrainConfigError, load_config, read_config_file
-    from .train import TrainError, resume_config, train
+    from training.config import TrainConfigError, load_config, read_config_file
+    from training.train import TrainError, resume_config, train
 
     try:
         if resume:
@@ -343,14 +282,15 @@ def _train_expert(
     """`--mode expert`: expert iteration with the settings of `--config` (its `[expert]`
     table, or the top level) and the flags of the settings every trainer shares
     (`--total-steps`: its iterations)."""
-    from .expert.cli import run_expert, settings
-    from .expert.config import ExpertConfig
+    from training.expert.config import ExpertConfig
+
+    from .expert_cli import run_expert, settings
 
     if "total_steps" in overrides:  # the run loop's steps are its iterations
         overrides["iterations"] = overrides.pop("total_steps")
     unknown = sorted(set(overrides) - set(ExpertConfig.names()))
     if unknown:
-        flags = ", ".join(_flag(k) for k in unknown)
+        flags = ", ".join(flag_name(k) for k in unknown)
         fail(
             f"{flags}: not a setting of expert iteration (--mode expert); its settings are in "
             "`lastwill expert --help`"
@@ -358,260 +298,129 @@ def _train_expert(
     run_expert(settings(config, dict(overrides), resume), resume, force)
 
 
-def _rllib_parameters() -> list[inspect.Parameter]:
-    """The RLlib trainer's own flags (training.rllib_backend), and `--backend`, the deprecated
-    spelling of `--mode rllib`."""
-    panel = "RLlib (--mode rllib)"
-    specs = [
-        (
-            "backend",
-            None,
-            Annotated[
-                str | None,
-                typer.Option(
-                    metavar="<lab|rllib>",
-                    help=help_default(
-                        "Deprecated: the trainer is --mode. --backend rllib is --mode rllib, "
-                        "--backend lab one of the lab's modes (all_seat or single_seat)",
-                        "none, --mode chooses",
-                    ),
-                    rich_help_panel=panel,
-                ),
-            ],
-        ),
-        (
-            "ray_address",
-            None,
-            Annotated[
-                str | None,
-                typer.Option(
-                    metavar="<text>",
-                    help=help_default(
-                        "With --mode rllib: the Ray cluster's address",
-                        "$RAY_ADDRESS, else a local Ray",
-                    ),
-                    rich_help_panel=panel,
-                ),
-            ],
-        ),
-        (
-            "env_runners",
-            None,
-            Annotated[
-                int | None,
-                typer.Option(
-                    help=help_default(
-                        "With --mode rllib: EnvRunner actors sampling in parallel", 1
-                    ),
-                    rich_help_panel=panel,
-                ),
-            ],
-        ),
-    ]
-    return [
-        inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=d, annotation=ann)
-        for name, d, ann in specs
-    ]
-
-
-train_cmd.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-    [
-        inspect.Parameter(
-            "config",
-            inspect.Parameter.KEYWORD_ONLY,
-            default=None,
-            annotation=Annotated[
-                Path | None,
-                typer.Option(
-                    "--config", "-c", help=help_default("TOML file of training settings", "none")
-                ),
-            ],
-        ),
-        inspect.Parameter(
-            "resume",
-            inspect.Parameter.KEYWORD_ONLY,
-            default=False,
-            annotation=Annotated[
-                bool,
-                typer.Option(
-                    "--resume",
-                    help="Continue the run in --run-dir where it stopped, with its own settings "
-                    "(--total-steps extends it; any other setting that differs is refused)",
-                ),
-            ],
-        ),
-        inspect.Parameter(
-            "force",
-            inspect.Parameter.KEYWORD_ONLY,
-            default=False,
-            annotation=Annotated[
-                bool,
-                typer.Option(
-                    "--force",
-                    help="Start a new run in a --run-dir that holds one: the old run's files "
-                    "(state, checkpoints, snapshots, best.*, evaluations, TensorBoard logs) are "
-                    "removed first; other files are left alone",
-                ),
-            ],
-        ),
-        *_rllib_parameters(),
-        *_parameters(),
-    ]
-)
-app.command("train", cls=LabCommand, help=TRAIN_HELP, context_settings={"max_content_width": 110})(
-    train_cmd
-)
-
-
-@app.command(
-    "exploit",
-    cls=LabCommand,
-    help=(
-        "Exploitability: train a best response against a frozen target that holds every other "
-        "seat (all-seat trainer), starting from the target's own weights when it is a policy. "
-        "Ends with the best response's win rate against the target on fresh paired deals "
-        "(Wilson 95% beside chance 1/N) and the cheap bound: each panel bot as one seat "
-        "against N-1 copies of the target. Writes RUN_DIR/exploit.json and TensorBoard logs; "
-        "--resume continues an interrupted exploit from its last checkpoint."
-    ),
-)
-def exploit_cmd(
-    target: Annotated[
-        str, typer.Option(metavar="<spec>", help="The frozen target: ppo:PATH or a bot name")
-    ],
-    num_players: Annotated[
-        int,
-        typer.Option(
-            "--num-players",
-            "-n",
-            show_default=False,
-            help=help_default(
-                f"Seats, {PLAYER_RANGE}: the learner and N-1 copies of the target",
-                "2, head to head: the cheapest best response to train",
-            ),
-        ),
-    ] = 2,
-    steps: Annotated[int, typer.Option(help="Best-response learner steps")] = 1_000_000,
-    run_dir: Annotated[
-        str | None,
-        typer.Option(metavar="<path>", help=help_default("Run directory", "runs/exploit/<time>")),
-    ] = None,
-    warm_start: Annotated[
-        str,
-        typer.Option(
-            metavar="<spec>",
-            help=help_default(
-                "For a bot target: ppo:PATH to start from, or a bot to imitate first",
-                "none, a fresh network",
-            ),
-        ),
-    ] = "",
-    seed: Annotated[int, typer.Option(help="Seed of the run")] = 0,
-    eval_games: Annotated[int, typer.Option(help="Games of each final table")] = 1000,
-    panel: Annotated[
-        str,
-        typer.Option(
-            metavar="<list>",
-            help=help_default(
-                "Comma-separated players of the cheap bound, each one seat against N-1 "
-                "targets ('none': no cheap bound)",
-                "greedy,speculator,planner,combiner,racer",
-            ),
-        ),
-    ] = "",
-    prior: Annotated[
-        str,
-        typer.Option(
-            metavar="<spec>",
-            help=help_default(
-                "A bot the learner plays over (a start policy brings its own)", "none"
-            ),
-        ),
-    ] = "",
-    prior_weight: Annotated[float, typer.Option(help="Logit bonus of the prior's choice")] = 0.0,
-    torch_threads: Annotated[
-        int,
-        typer.Option(
-            help="Torch threads of the learner (0: one per core; 1 leaves the other cores to "
-            "other jobs)"
-        ),
-    ] = 1,
-    learning_rate: Annotated[
-        float | None, typer.Option(help=help_default("The learner's learning rate", "3e-4"))
-    ] = None,
-    ent_coef: Annotated[
-        float | None, typer.Option(help=help_default("The learner's entropy bonus", 0.01))
-    ] = None,
-    n_steps: Annotated[
-        int | None,
-        typer.Option(help=help_default("Learner steps per rollout and environment", 1024)),
-    ] = None,
-    critic_warmup: Annotated[
-        int | None,
-        typer.Option(help=help_default("Rollouts that train only the critic before the actor", 2)),
-    ] = None,
-    game: Annotated[
-        str,
-        typer.Option(
-            metavar="<text>",
-            help="The game played (an installed game, e.g. lastwill or money); the panel's "
-            "default is then its own",
-        ),
-    ] = "lastwill",
-    progress: Annotated[bool, typer.Option(help="Show a progress bar")] = True,
-    resume: Annotated[
-        bool,
-        typer.Option(
-            "--resume",
-            help="Continue the interrupted exploit in --run-dir from its last checkpoint "
-            "(give the same options as the first run)",
-        ),
-    ] = False,
+def _train_rllib(
+    config: Path | None,
+    overrides: dict[str, Any],
+    resume: bool,
+    ray_address: str | None,
+    env_runners: int | None,
+    force: bool = False,
 ) -> None:
-    import time
+    """`--mode rllib` (`training.rllib_backend`): settings, training, the last notes."""
+    from agents.policy import CheckpointError
+    from training.config import TrainConfigError
+    from training.rllib_backend import (
+        RLlibBackendError,
+        load_settings,
+        resume_settings,
+        train_rllib,
+    )
+    from training.rundir import TrainError
 
-    from .config import TrainConfigError
-    from .exploit import ExploitError, exploit, report_lines
-    from .rundir import TrainError
-
-    if eval_games < 1:
-        fail(f"--eval-games={eval_games} is not allowed; use a positive integer")
-    bots = None
-    if panel.strip().lower() == "none":
-        bots = []
-    elif panel.strip():
-        bots = [b.strip() for b in panel.split(",") if b.strip()]
-        if not bots:
-            fail(f"--panel={panel!r} names no player; give player specs, or 'none'")
-    if resume and run_dir is None:
-        fail("--resume needs --run-dir (the exploit to continue)")
-    run = run_dir or f"runs/exploit/{time.strftime('%Y%m%d-%H%M%S')}"
-    learner = {
-        "learning_rate": learning_rate,
-        "ent_coef": ent_coef,
-        "n_steps": n_steps,
-        "critic_warmup": critic_warmup,
-    }
-    given_learner = {k: v for k, v in learner.items() if v is not None}  # the rest: defaults
+    rllib_given = {"ray_address": ray_address, "env_runners": env_runners}
     try:
-        rep = exploit(
-            target,
-            num_players,
-            steps,
-            run,
-            warm_start=warm_start,
-            seed=seed,
-            eval_games=eval_games,
-            panel=bots,
-            progress=progress,
-            prior=prior,
-            prior_weight=prior_weight,
-            overrides={"torch_threads": torch_threads, **given_learner},
-            resume=resume,
-            game=game,
-        )
-    except (ExploitError, TrainConfigError, TrainError) as e:
+        if resume:
+            cfg, settings = resume_settings(config, overrides, rllib_given)
+        else:
+            cfg, settings = load_settings(config, overrides, rllib_given)
+        state = train_rllib(cfg, settings, resume, note, force)
+    except (TrainConfigError, RLlibBackendError, CheckpointError, TrainError) as e:
         fail(str(e))
-    for line in report_lines(rep):
-        note(line)
-    note(f"report: {Path(run) / 'exploit.json'}")
+    run_dir = Path(cfg.run_dir)
+    note(
+        f"run {run_dir}: {state['step']} env steps in {state['seconds']}s "
+        f"({state['samples_per_s']} samples/s), last checkpoint {run_dir / state['checkpoint']}"
+    )
+    best = state.get("best")
+    if best:
+        note(
+            f"best checkpoint: {run_dir / 'best.npz'} (step {best['step']}, mean win rate vs "
+            f"panel {best['mean_win_rate']:.3f})"
+        )
+
+
+RLLIB_PANEL = "RLlib (--mode rllib)"
+# the flags of the run itself, then the RLlib trainer's own (training.rllib_backend) and
+# `--backend`, the deprecated spelling of `--mode rllib`; then one per setting
+RUN_PARAMETERS = [
+    keyword(
+        "config",
+        Annotated[
+            Path | None,
+            typer.Option(
+                "--config", "-c", help=help_default("TOML file of training settings", "none")
+            ),
+        ],
+    ),
+    keyword(
+        "resume",
+        Annotated[
+            bool,
+            typer.Option(
+                "--resume",
+                help="Continue the run in --run-dir where it stopped, with its own settings "
+                "(--total-steps extends it; any other setting that differs is refused)",
+            ),
+        ],
+        default=False,
+    ),
+    keyword(
+        "force",
+        Annotated[
+            bool,
+            typer.Option(
+                "--force",
+                help="Start a new run in a --run-dir that holds one: the old run's files "
+                "(state, checkpoints, snapshots, best.*, evaluations, TensorBoard logs) are "
+                "removed first; other files are left alone",
+            ),
+        ],
+        default=False,
+    ),
+    keyword(
+        "backend",
+        Annotated[
+            str | None,
+            typer.Option(
+                metavar="<lab|rllib>",
+                help=help_default(
+                    "Deprecated: the trainer is --mode. --backend rllib is --mode rllib, "
+                    "--backend lab one of the lab's modes (all_seat or single_seat)",
+                    "none, --mode chooses",
+                ),
+                rich_help_panel=RLLIB_PANEL,
+            ),
+        ],
+    ),
+    keyword(
+        "ray_address",
+        Annotated[
+            str | None,
+            typer.Option(
+                metavar="<text>",
+                help=help_default(
+                    "With --mode rllib: the Ray cluster's address",
+                    "$RAY_ADDRESS, else a local Ray",
+                ),
+                rich_help_panel=RLLIB_PANEL,
+            ),
+        ],
+    ),
+    keyword(
+        "env_runners",
+        Annotated[
+            int | None,
+            typer.Option(
+                help=help_default("With --mode rllib: EnvRunner actors sampling in parallel", 1),
+                rich_help_panel=RLLIB_PANEL,
+            ),
+        ],
+    ),
+]
+with_parameters(
+    train_cmd,
+    [
+        *RUN_PARAMETERS,
+        *setting_options(TrainConfig, TRAIN_FLAGS, [f.name for f in fields(TrainConfig)], OTHER),
+    ],
+)

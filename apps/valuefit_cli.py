@@ -9,9 +9,10 @@ from typing import Annotated, Any
 
 import typer
 
-from agents.cli import LabCommand, app, fail, help_default, note
 from gamecore import DEFAULT_GAME, Game, game_names
 from gamecore.plain import in_words, is_int
+
+from .command import fail, help_default, note
 
 # (setting, lowest, highest, lowest allowed itself)
 _RANGES = {
@@ -74,7 +75,6 @@ VALUE_FIT_HELP = (
 )
 
 
-@app.command("value-fit", cls=LabCommand, help=VALUE_FIT_HELP)
 def value_fit_cmd(
     out: Annotated[Path, typer.Option(help="The checkpoint to write (.npz; never replaced)")],
     policy: Annotated[
@@ -128,8 +128,8 @@ def value_fit_cmd(
     holdout: Annotated[float, typer.Option(help="Share of the games held out (0-1)")] = 0.1,
     seed: Annotated[int, typer.Option(help="Seed of the games, the hold-out and the fit")] = 0,
 ) -> None:
-    from . import games as G
-    from .run import ValueFitError, check_policy, rules, value_fit
+    from training.valuefit import games as G
+    from training.valuefit.run import ValueFitError, check_policy, rules, value_fit
 
     settings = {
         "epochs": epochs,
@@ -170,7 +170,7 @@ def _rows(
 ):
     """The rows to learn from, and where they came from: the saved games `games_from`, or new
     self-play games of `policy` (`how`: the worker processes and the seed)."""
-    from . import games as G
+    from training.valuefit import games as G
 
     if games_from:
         given = [f"--{k.replace('_', '-')}" for k, v in play.items() if v is not None]
@@ -197,8 +197,8 @@ def _play(
 ):
     """The rows of new self-play games of `game` and how they were played (saved when
     asked)."""
-    from . import games as G
-    from .run import game_list, record
+    from training.valuefit import games as G
+    from training.valuefit.run import game_list, record
 
     for name in ("games", "sample_rate", "explore"):
         _check(name, play[name])

@@ -21,17 +21,13 @@ import argparse
 import json
 import os
 import random
-import sys
 import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from agents.arena import Schedule, run_tournament  # noqa: E402
-from lastwill_env.engine import GameConfig, apply_action, legal_actions, new_game  # noqa: E402
-from lastwill_env.engine.game import GAME_OVER  # noqa: E402
+from agents.arena import Schedule, run_tournament
+from lastwill_env.engine import GameConfig, apply_action, legal_actions, new_game
+from lastwill_env.engine.game import GAME_OVER
 
 
 def raw_speed(config: GameConfig, deal_seeds: list[int], seed: int) -> dict:

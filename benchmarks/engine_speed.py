@@ -6,7 +6,7 @@ Prints one JSON line with `games_per_s`, `decisions_per_s`, `decisions_per_game`
 `clone_us` (median over `--repeat` runs). With `--peer`, catanatron 3.2.1's engine with 4
 random players is measured in the same run (side environment, see benchmarks/peers/) and
 `ratio_vs_catanatron` is added. `--json PATH` also writes the line to PATH (the form
-`benchmarks/results_doc.py --add NAME PATH --command CMD` stores).
+`python -m labreports.results_doc --add NAME PATH --command CMD` stores).
 """
 
 from __future__ import annotations
@@ -15,16 +15,12 @@ import argparse
 import json
 import random
 import statistics
-import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-
-from lastwill_env.engine import GameConfig, apply_action, legal_actions, new_game  # noqa: E402
-from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
-from lastwill_env.engine.game import GAME_OVER  # noqa: E402
+from lastwill_env.engine import GameConfig, apply_action, legal_actions, new_game
+from lastwill_env.engine.config import PLAYER_COUNTS
+from lastwill_env.engine.game import GAME_OVER
 
 
 def run_once(players: int, seconds: float, seed: int) -> dict:
@@ -91,8 +87,7 @@ def main(argv: list[str] | None = None) -> int:
     for i in range(args.repeat):
         runs.append(run_once(args.players, args.seconds, args.seed + i))
         if args.peer:
-            sys.path.insert(0, str(ROOT / "benchmarks" / "peers"))
-            from run_peer import run_peer
+            from peers.run_peer import run_peer  # benchmarks/peers/, beside this script
 
             peer = run_peer("catanatron_speed.py", args.seconds, ["--seed", str(args.seed + i)])
             if peer is not None:

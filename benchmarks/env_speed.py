@@ -26,7 +26,7 @@ variable ``LASTWILL_WRITER=python`` measures the Python one).
 
 With ``--repeat R`` every measurement is taken R times, in turns, and medians are reported.
 Prints ONE JSON line (``--json PATH`` also writes it to PATH, the form that
-``benchmarks/results_doc.py --add NAME PATH --command CMD`` stores) and a short summary on
+``python -m labreports.results_doc --add NAME PATH --command CMD`` stores) and a short summary on
 stderr::
 
     python benchmarks/env_speed.py --players 4 --seconds 5 --repeat 3 --json
@@ -41,10 +41,6 @@ import statistics
 import sys
 import time
 from pathlib import Path
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
-if str(REPO_ROOT) not in sys.path:
-    sys.path.insert(0, str(REPO_ROOT))
 
 
 def measure_aec(players: int, seconds: float, seed: int, wrapped: bool = True) -> dict:
@@ -118,8 +114,7 @@ def measure_single_seat(players: int, seconds: float, seed: int) -> dict:
 
 def measure_engine(players: int, seconds: float, seed: int) -> dict:
     """The engine alone: benchmarks/engine_speed.py's loop."""
-    sys.path.insert(0, str(REPO_ROOT / "benchmarks"))
-    from engine_speed import run_once
+    from engine_speed import run_once  # a neighbour: this script's folder is on the path
 
     return {"engine_decisions_per_s": run_once(players, seconds, seed)["decisions_per_s"]}
 
@@ -221,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
     for _ in range(args.repeat):  # sequential: never overlap measurements
         runs.append(one_round(args))
         if not peer_missing:
-            from benchmarks.peers.run_peer import run_peer
+            from peers.run_peer import run_peer  # benchmarks/peers/, beside this script
 
             p = run_peer("holdem_speed.py", args.seconds, ["--seed", str(args.seed)])
             if p is None:

@@ -26,12 +26,9 @@ import random
 import statistics
 import sys
 import time
-from pathlib import Path
 
 for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402

@@ -30,12 +30,11 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from lastwill_env import sparse
+from lastwill_env.engine.config import PLAYER_COUNTS
+from lastwill_env.engine.view import VIEW
 
-from lastwill_env import sparse  # noqa: E402
-from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
-from lastwill_env.engine.view import VIEW  # noqa: E402
+ROOT = Path(__file__).resolve().parent.parent
 
 MODES = ("single_seat", "all_seat")
 # numpy's BLAS runs the batch-1 opponent forward passes of (a) and the frozen snapshots of (b):

@@ -17,7 +17,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from agents.viewer import EXAMPLES_DIR, STATIC_DIR
+from apps.viewer import EXAMPLES_DIR, STATIC_DIR
 
 ARGS = [
     "--headless",
@@ -55,7 +55,7 @@ def pick_decision(log: Path, game: int = 0) -> tuple[int, int]:
     turn of round 2 or later with at least three legal actions where the policy gives a
     value."""
     from agents.gamelog import read_game_file
-    from agents.viewer.core import GameReplay, analyse, is_policy
+    from apps.viewer.core import GameReplay, analyse, is_policy
     from lastwill_env.engine import legal_actions
     from lastwill_env.engine.game import TURN_PHASE
 
@@ -87,7 +87,7 @@ def main() -> None:
 
     from playwright.sync_api import sync_playwright
 
-    from agents.viewer.server import BackgroundServer, create_app
+    from apps.viewer.server import BackgroundServer, create_app
 
     seat, k = pick_decision(args.log, args.game)
     fragment = args.fragment or f"log=1&game={args.game}&seat={seat}&d={k + 1}"

@@ -6,7 +6,7 @@ Standard library only, so an engine can use it; in gamecore, the layer below eve
 the harness, as the one loader of the lab's compiled modules.
 
 A bad choice raises `BuildChoiceError` while the module that reads it is imported; the
-`lastwill` command (`training.console`) reports it in one line with exit code 2."""
+`lastwill` command (`apps.console`) reports it in one line with exit code 2."""
 
 from __future__ import annotations
 

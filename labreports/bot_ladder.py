@@ -1,7 +1,7 @@
 """Bot ladder through the panel evaluation (`agents.evaluate`: the arena's paired deals, seats
 rotated, Wilson 95% intervals).
 
-    python benchmarks/bot_ladder.py [--game lastwill] [--games 400] [--players 4] [--json]
+    python -m labreports.bot_ladder [--game lastwill] [--games 400] [--players 4] [--json]
         [--workers 2]
         [--bots greedy,speculator,planner,combiner,racer]
         [--extra ppo:agents/policies/reference.npz] [--only-extra] [--skip-random]
@@ -25,15 +25,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.deals import deals_of  # noqa: E402
-from agents.evaluate import Table, evaluate, play_tables  # noqa: E402
-from agents.stats import fit_ratings, summarize  # noqa: E402
-from gamecore import DEFAULT_GAME, game_names, load_game  # noqa: E402
+from agents.deals import deals_of
+from agents.evaluate import Table, evaluate, play_tables
+from agents.stats import fit_ratings, summarize
+from gamecore import DEFAULT_GAME, game_names, load_game
 
 
 def line(res: dict, n: int, mixed: bool) -> str:

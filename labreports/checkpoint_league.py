@@ -1,6 +1,6 @@
 """Does self-play cycle? A league table of one run's checkpoints, played against each other.
 
-    python benchmarks/checkpoint_league.py --game money --players 3 --games 300 --seed 7 \\
+    python -m labreports.checkpoint_league --game money --players 3 --games 300 --seed 7 \\
         --json runs/train/money/checkpoints/step_1028892.npz ...
 
 Every group of ``--players`` distinct checkpoints plays one arena tournament (`lastwill arena`:
@@ -20,14 +20,11 @@ import argparse
 import itertools
 import json
 import re
-import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.arena import run_tournament  # noqa: E402
-from agents.stats import fit_ratings, paired_comparison  # noqa: E402
-from gamecore import DEFAULT_GAME, game_names, load_game  # noqa: E402
+from agents.arena import run_tournament
+from agents.stats import fit_ratings, paired_comparison
+from gamecore import DEFAULT_GAME, game_names, load_game
 
 
 def step_of(path: str) -> int | None:

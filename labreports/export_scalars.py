@@ -1,6 +1,6 @@
 """Export the scalars of a training run to a small file that can be shipped and plotted.
 
-    python benchmarks/export_scalars.py RUN_DIR OUT [--tags REGEX] [--note TEXT]
+    python -m labreports.export_scalars RUN_DIR OUT [--tags REGEX] [--note TEXT]
 
 RUN_DIR is a `lastwill train` run directory (its TensorBoard event files under tb/, merged over
 resumed segments, and state.json); OUT is a .json export (the run's configuration, warm-start
@@ -18,9 +18,7 @@ import re
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.scalars import DEFAULT_TAGS, ScalarsError, export_run, write_export  # noqa: E402
+from agents.scalars import DEFAULT_TAGS, ScalarsError, export_run, write_export
 
 
 def main(argv: list[str] | None = None) -> int:

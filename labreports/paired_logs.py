@@ -7,7 +7,7 @@ one is matched with the game of the other that has the same deal and seat rotati
 honest head-to-head claim between two players that never met, for example the search over two
 critics, each alone against the same two references:
 
-    python benchmarks/paired_logs.py docs/results/games/mcts256vf_3p_ref_test.jsonl \\
+    python -m labreports.paired_logs docs/results/games/mcts256vf_3p_ref_test.jsonl \\
         docs/results/games/mcts256_3p_ref_test.jsonl --players 3 --table vs_ppo:reference \\
         --table-b vs_ppo:agents/policies/reference.npz
 
@@ -22,7 +22,7 @@ evaluation's header names (else the one seated alone) and `--b` to the one other
 every game pairs with itself, so the difference is over the log's deals and McNemar's test
 (2 players) pairs each deal's two seatings.
 
-    python benchmarks/paired_logs.py docs/results/games/vf2s08_2p_ref_test.jsonl --players 2
+    python -m labreports.paired_logs docs/results/games/vf2s08_2p_ref_test.jsonl --players 2
 
 Prints the
 win rates over the paired games, the difference with its paired bootstrap 95% interval over
@@ -36,14 +36,11 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.arena import ArenaError, read_log  # noqa: E402
-from agents.gamelog import GameLogError, check_row  # noqa: E402
-from agents.registry import display_name  # noqa: E402
-from agents.stats import paired_comparison  # noqa: E402
+from agents.arena import ArenaError, read_log
+from agents.gamelog import GameLogError, check_row
+from agents.registry import display_name
+from agents.stats import paired_comparison
 
 
 def kept(rows: list[dict], players: int | None, table: str | None) -> list[dict]:

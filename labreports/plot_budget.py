@@ -1,6 +1,6 @@
 """Draw the from-scratch policies' strength against the CPU time of their training.
 
-    python docs/plot_budget.py docs/img/scratch_budget.png
+    python -m labreports.plot_budget docs/img/scratch_budget.png
 
 Reads the result files `docs/results/scratch_*.json` (the section "From scratch: strength after
 a CPU budget" of docs/RESULTS.md): each holds a checkpoint's tables (alone against n-1 copies of
@@ -14,10 +14,9 @@ import json
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "docs" / "results"
-BOTS = ("greedy", "planner", "racer", "sprinter")
-COUNTS = (2, 4)
+from labreports.results_doc import BUDGET_BOTS as BOTS
+from labreports.results_doc import BUDGET_COUNTS as COUNTS
+from labreports.results_doc import RESULTS
 
 
 def points(docs: list[dict]) -> dict[tuple[str, int, str], list[tuple[float, float]]]:
@@ -64,7 +63,7 @@ def plot(docs: list[dict], out: Path) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 1:
-        print("usage: python docs/plot_budget.py OUT.png", file=sys.stderr)
+        print("usage: python -m labreports.plot_budget OUT.png", file=sys.stderr)
         return 2
     docs = [json.loads(p.read_text()) for p in sorted(RESULTS.glob("scratch_*.json"))]
     if not docs:

@@ -1,8 +1,8 @@
 """Draw a training run's evaluation curve from its scalars export, as the README shows it.
 
-    python docs/plot_curve.py notebooks/data/quick_run_scalars.json docs/img/quick_curve.png
+    python -m labreports.plot_curve notebooks/data/quick_run_scalars.json docs/img/quick_curve.png
 
-The export is `benchmarks/export_scalars.py`'s (format `lastwill-scalars/1`). One line per
+The export is `labreports.export_scalars`'s (format `lastwill-scalars/1`). One line per
 evaluated bot and player count (`vs_<bot>/eval/win_rate/<n>p`) with its Wilson 95% band
 (`..._lo`, `..._hi`), and chance (1/n) dashed. Exit code 2 on an unreadable or foreign file.
 """
@@ -62,13 +62,13 @@ def plot(doc: dict, out: Path) -> None:
 
 def main(argv: list[str]) -> int:
     if len(argv) != 2:
-        print("usage: python docs/plot_curve.py EXPORT.json OUT.png", file=sys.stderr)
+        print("usage: python -m labreports.plot_curve EXPORT.json OUT.png", file=sys.stderr)
         return 2
     src, out = Path(argv[0]), Path(argv[1])
     try:
         doc = json.loads(src.read_text())
         if not isinstance(doc, dict) or doc.get("format") != "lastwill-scalars/1":
-            raise ValueError("not a lastwill-scalars/1 export (benchmarks/export_scalars.py)")
+            raise ValueError("not a lastwill-scalars/1 export (labreports.export_scalars)")
         if not curves(doc):
             raise ValueError("it holds no vs_<bot>/eval/win_rate/<n>p curve")
     except (OSError, ValueError) as e:

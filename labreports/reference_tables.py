@@ -11,12 +11,12 @@ Each line gives the first entrant's wins, win rate, Wilson 95% interval and chan
 the interval clears chance in the wanted direction. `--json` prints one JSON object; `--markdown`
 the table of docs/RESULTS.md. The games go to `--out` as JSONL, a new file: a header with the
 settings and the tables, then one arena row per game as it finishes, each with its `table` (so
-two logs on the same deals can be paired, `benchmarks/paired_logs.py`); `--resume` continues
+two logs on the same deals can be paired, `labreports.paired_logs`); `--resume` continues
 an interrupted log of the same run, checked game by game, and plays only what it lacks. The
 tables are reported figures, so they play test deals (`agents.deals`), never the validation
 deals that training and screening chose on; `--deals validation` is there for screening only.
 
-    python benchmarks/reference_tables.py --policy ppo:agents/policies/reference.npz \\
+    python -m labreports.reference_tables --policy ppo:agents/policies/reference.npz \\
         --players 2,3,4,5 --games 1000 --workers 2 --seed 2026 --out runs/eval/ref_tables.jsonl
 """
 
@@ -24,21 +24,15 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
-from pathlib import Path
 
-# one BLAS thread per process (its policy passes are batch-1; a second thread only spins)
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.evaluate import PANEL, EvalError, Table, log_header, play_logged  # noqa: E402
-from agents.registry import PlayerSpecError, make_agent  # noqa: E402
-from agents.stats import summarize  # noqa: E402
-from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
+import labreports.onethread  # noqa: F401  (first: one BLAS thread, before numpy loads)
+from agents.evaluate import PANEL, EvalError, Table, log_header, play_logged
+from agents.registry import PlayerSpecError, make_agent
+from agents.stats import summarize
+from labreports.text import interval, pct, rate_text
+from lastwill_env.engine.config import allowed_counts, is_player_count
 
 
 def tables(policy: str, panel: list[str], counts: list[int], reverse: bool) -> list[Table]:
@@ -92,10 +86,7 @@ def markdown(lines: list[dict]) -> str:
             def cell(x: dict | None) -> tuple[str, str]:
                 if x is None:
                     return "", ""
-                return (
-                    f"{100 * x['win_rate']:.1f}%",
-                    f"[{100 * x['ci_lo']:.1f}%, {100 * x['ci_hi']:.1f}%]",
-                )
+                return pct(x["win_rate"]), interval(x["ci_lo"], x["ci_hi"])
 
             dw, dc = cell(d)
             rw, rc = cell(r)
@@ -167,8 +158,8 @@ def _print_result(args: argparse.Namespace, result: dict) -> None:
         for x in lines:
             print(
                 f"{x['num_players']}p {x['table']:<16} {x['first']:<40.40} "
-                f"{100 * x['win_rate']:5.1f}% [{100 * x['ci_lo']:5.1f}, {100 * x['ci_hi']:5.1f}] "
-                f"chance {100 * x['chance']:.0f}%  {'ok' if x['clears_chance'] else 'NOT'}"
+                f"{rate_text(x)} chance {100 * x['chance']:.0f}%  "
+                f"{'ok' if x['clears_chance'] else 'NOT'}"
             )
 
 

@@ -6,9 +6,9 @@ lines it printed). The sections below say which file goes where; every table in
 docs/RESULTS.md is rendered from its file, with its command and its deal set, so a figure in
 the docs is always the one a command printed.
 
-    python benchmarks/results_doc.py           # rewrite docs/RESULTS.md
-    python benchmarks/results_doc.py --check   # exit 1 if docs/RESULTS.md is stale
-    python benchmarks/results_doc.py --add ref_racer out.json --command "python ..."
+    python -m labreports.results_doc           # rewrite docs/RESULTS.md
+    python -m labreports.results_doc --check   # exit 1 if docs/RESULTS.md is stale
+    python -m labreports.results_doc --add ref_racer out.json --command "python ..."
         # store what a command printed as docs/results/ref_racer.json, then rewrite the page
 """
 
@@ -19,6 +19,8 @@ import json
 import sys
 from pathlib import Path
 
+from labreports.text import interval, pct
+
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "docs" / "results"
 DOC = ROOT / "docs/RESULTS.md"
@@ -27,7 +29,7 @@ INTRO = """\
 # Results
 
 The lab's current figures, each table with the command that makes it. This file is generated
-by `python benchmarks/results_doc.py` from the result files in `docs/results/` (a test fails
+by `python -m labreports.results_doc` from the result files in `docs/results/` (a test fails
 when it is stale); the history of the reference policy, with the figures measured on the way,
 is in `docs/EXPERIMENTS.md`.
 
@@ -46,14 +48,6 @@ Win rates are over 1,000 games per table (rounded up to whole seat rotations) wi
 intervals; chance is 1/n. Head-to-head differences are paired over deals (bootstrap 95%
 interval; McNemar's exact test at 2 players).
 """
-
-
-def pct(x: float | None) -> str:
-    return "" if x is None else f"{100 * x:.1f}%"
-
-
-def interval(lo: float, hi: float) -> str:
-    return f"[{100 * lo:.1f}%, {100 * hi:.1f}%]"
 
 
 def read_result(path: Path) -> dict:
@@ -133,7 +127,7 @@ def deal_line(deals: str, seed: int) -> str:
 
 def _clears(x: dict, margin: float = 0.0) -> bool:
     """Whether a table's interval clears chance in its wanted direction (above for the player
-    alone, `vs_<bot>`; below for the bot alone): `reference_tables.py` says so itself,
+    alone, `vs_<bot>`; below for the bot alone): `labreports.reference_tables` says so itself,
     `lastwill eval -f json` does not. With a `margin` (a target such as "a lower bound 5
     points above 1/n"), the player alone must reach chance + margin."""
     if margin:
@@ -157,7 +151,7 @@ def _one_deal_set(docs: tuple[dict, ...]) -> tuple[str, int]:
 
 
 def strength_tables(*docs: dict, margin: float = 0.0) -> str:
-    """`benchmarks/reference_tables.py` results (both directions at each count), or `lastwill
+    """`labreports.reference_tables` results (both directions at each count), or `lastwill
     eval -f json` summaries (the player alone against each panel bot): one table over all the
     parts given, each count once. With a `margin`, the player alone is checked against chance
     + margin (the issue's target) instead of chance."""
@@ -296,8 +290,8 @@ def exploit_bounds(docs: list[tuple[str, dict]]) -> str:
 
 
 def paired_logs(docs: list[tuple[str, dict]]) -> str:
-    """`benchmarks/paired_logs.py --json` results: two players that never met, on the same games
-    of two logs."""
+    """`python -m labreports.paired_logs --json` results: two players that never met, on the
+    same games of two logs."""
     lines = [
         "| players | player A | player B | A's win rate | B's | paired difference A - B "
         "(95% CI) | verdict |",
@@ -325,7 +319,8 @@ def paired_logs(docs: list[tuple[str, dict]]) -> str:
 
 
 def ladder(doc: dict) -> str:
-    """`benchmarks/bot_ladder.py --json` lines: the first bot of each table against the rest."""
+    """`python -m labreports.bot_ladder --json` lines: the first bot of each table against the
+    rest."""
     rows = [x for x in doc["output"] if "table" in x]
     lines = [
         "| bot | opponents | games | win rate | Wilson 95% | mean rank |",
@@ -350,7 +345,8 @@ def ladder(doc: dict) -> str:
 
 
 def league(doc: dict) -> str:
-    """`benchmarks/checkpoint_league.py --json`: each checkpoint's rating, then every pair."""
+    """`python -m labreports.checkpoint_league --json`: each checkpoint's rating, then every
+    pair."""
     out = doc["output"]
     short = {c["spec"]: f"step {c['step']:,}" for c in out["checkpoints"]}
     rated = out["ratings"]["ratings"]
@@ -446,7 +442,9 @@ SPEED_TARGETS = (
 )
 
 
+# the bots and player counts of the from-scratch budget table (and of its picture, plot_budget)
 BUDGET_BOTS = ("greedy", "planner", "racer", "sprinter")
+BUDGET_COUNTS = (2, 4)
 
 
 def budget_table(docs: list[tuple[str, dict]]) -> str:
@@ -455,7 +453,7 @@ def budget_table(docs: list[tuple[str, dict]]) -> str:
     copies of each bot at 2 and 4 players; a rate whose Wilson lower bound clears 1/n in bold."""
     docs = sorted(docs, key=lambda d: (d[1]["budget"]["recipe"], d[1]["budget"]["cpu_minutes"]))
     deals, seed = _one_deal_set(tuple(d for _, d in docs))
-    counts = (2, 4)
+    counts = BUDGET_COUNTS
     head = " | ".join(f"{n}p {bot}" for n in counts for bot in BUDGET_BOTS)
     lines = [
         f"| recipe | CPU minutes | steps | {head} |",
@@ -609,7 +607,7 @@ SECTIONS = (
     (
         "Paired comparisons",
         "paired_",
-        "`benchmarks/paired_logs.py` on the committed game logs. With two logs, two players that "
+        "`labreports.paired_logs` on the committed game logs. With two logs, two players that "
         "never met: the search over `ref_vf1` and the search over `ref_v7`'s own critic "
         "each played alone against the same references on the same test games (the same deal, "
         "seat rotation and opponents' seeds), paired game by game. With one log, its two "
@@ -818,7 +816,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         if not DOC.exists() or DOC.read_text() != text:
             print(
-                f"{DOC.relative_to(ROOT)} is stale: run python benchmarks/results_doc.py",
+                f"{DOC.relative_to(ROOT)} is stale: run python -m labreports.results_doc",
                 file=sys.stderr,
             )
             return 1

@@ -1,7 +1,7 @@
 """Where the search's targets differ from the network: an expert run's samples by how sure the
 network was of its own move.
 
-    python benchmarks/sample_disagreement.py --run runs/expert/exit2p_clean --samples 1,2,3 \\
+    python -m labreports.sample_disagreement --run runs/expert/exit2p_clean --samples 1,2,3 \\
         [--policy PATH] [--bins 0.5,0.7,0.8,0.9,0.95,0.99] [--json]
 
 Every sample of `lastwill expert` holds the observation, the legal actions, the search's visit
@@ -24,22 +24,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import labreports.onethread  # noqa: F401  (first: one BLAS thread, before numpy loads)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# isort: split
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from agents.policy import load_policy  # noqa: E402
-from agents.residual import raise_prior  # noqa: E402
-from lastwill_env import OBS_SIZE  # noqa: E402
-from lastwill_env.engine import NUM_ACTIONS  # noqa: E402
-from training.expert.refit import RefitError, load_samples  # noqa: E402
+from agents.policy import load_policy
+from agents.residual import raise_prior
+from lastwill_env import OBS_SIZE
+from lastwill_env.engine import NUM_ACTIONS
+from training.expert.refit import RefitError, load_samples
 
 CHUNK = 1024
 

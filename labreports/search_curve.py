@@ -20,27 +20,22 @@ file is refused before any game is played. `--resume` continues such a log, inte
 the same options (its header and every game it holds are checked, as `lastwill eval --resume`
 checks them), playing only the games it lacks; the result is over all of them.
 
-    python benchmarks/search_curve.py --games 200 --sims 16,64,256,1024 --workers 2
+    python -m labreports.search_curve --games 200 --sims 16,64,256,1024 --workers 2
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
-from pathlib import Path
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.evaluate import EvalError, Table, log_header, play_logged  # noqa: E402
-from agents.registry import PlayerSpecError, make_agent  # noqa: E402
-from agents.stats import summarize  # noqa: E402
-from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
+import labreports.onethread  # noqa: F401  (first: one BLAS thread, before numpy loads)
+from agents.evaluate import EvalError, Table, log_header, play_logged
+from agents.registry import PlayerSpecError, make_agent
+from agents.stats import summarize
+from labreports.text import rate_text
+from lastwill_env.engine.config import allowed_counts, is_player_count
 
 
 def tables(
@@ -176,8 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     for x in lines:
         print(
             f"{x['num_players']}p sims={x['sims']:<6} {x['wins']:>4}/{x['games']:<4} "
-            f"{100 * x['win_rate']:5.1f}% [{100 * x['ci_lo']:5.1f}, {100 * x['ci_hi']:5.1f}] "
-            f"chance {100 * x['chance']:.0f}%"
+            f"{rate_text(x)} chance {100 * x['chance']:.0f}%"
         )
     return 0
 

@@ -1,7 +1,7 @@
 """Why the search gains what it gains over the policy it searches: the critic's quality against
 outcomes, and where the search disagrees with the policy's own choice.
 
-    python benchmarks/search_report.py --policy reference --players 2,4 --games 100 \\
+    python -m labreports.search_report --policy reference --players 2,4 --games 100 \\
         --sims 64,256 --every 10 --json
 
 At each player count, `--games` games in which every seat plays the policy's arg-max move (as
@@ -32,24 +32,18 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import statistics
 import sys
-from pathlib import Path
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.deals import VALIDATION, deal_seed  # noqa: E402
-from agents.mcts import MCTSAgent  # noqa: E402
-from agents.registry import PlayerSpecError, make_agent  # noqa: E402
-from agents.winchance import win_chance  # noqa: E402
-from benchmarks.search_curve import int_list  # noqa: E402
-from lastwill_env.engine import GameConfig, new_game, player_view  # noqa: E402
-from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
-from lastwill_env.engine.game import GAME_OVER, NUM_ROUNDS  # noqa: E402
+import labreports.onethread  # noqa: F401  (first: one BLAS thread, before numpy loads)
+from agents.deals import VALIDATION, deal_seed
+from agents.mcts import MCTSAgent
+from agents.registry import PlayerSpecError, make_agent
+from agents.winchance import win_chance
+from labreports.search_curve import int_list
+from lastwill_env.engine import GameConfig, new_game, player_view
+from lastwill_env.engine.config import allowed_counts, is_player_count
+from lastwill_env.engine.game import GAME_OVER, NUM_ROUNDS
 
 
 def play_game(

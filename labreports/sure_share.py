@@ -1,7 +1,7 @@
 """How many of a player's decisions `mcts:...:sure=F` would search: the share of the decisions
 of recorded games where a policy's top move has probability below F.
 
-    python benchmarks/sure_share.py docs/results/games/mcts256vf_4p_ref_test.jsonl \\
+    python -m labreports.sure_share docs/results/games/mcts256vf_4p_ref_test.jsonl \\
         [--policy agents/policies/reference.npz] [--player SPEC] [--games 60] \\
         [--bins 0.7,0.8,0.9] [--json]
 
@@ -23,23 +23,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-from pathlib import Path
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
+import labreports.onethread  # noqa: F401  (first: one BLAS thread, before numpy loads)
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+# isort: split
+import numpy as np
 
-import numpy as np  # noqa: E402
-
-from agents.gamelog import GameLogError, read_game_file  # noqa: E402
-from agents.policy import CheckpointError, load_policy  # noqa: E402
-from agents.registry import PRIORS  # noqa: E402
-from agents.replay import ReplayError, iter_steps  # noqa: E402
-from lastwill_env.encoding import encode_observation_sparse  # noqa: E402
-from lastwill_env.engine import legal_actions, player_view  # noqa: E402
+from agents.gamelog import GameLogError, read_game_file
+from agents.policy import CheckpointError, load_policy
+from agents.registry import PRIORS
+from apps.replay import ReplayError, iter_steps
+from lastwill_env.encoding import encode_observation_sparse
+from lastwill_env.engine import legal_actions, player_view
 
 
 def top_probability(pol, view, legal: list[int]) -> float:

@@ -7,7 +7,7 @@ This is the held-out imitation accuracy of a warm start or a kickstarted policy 
 teacher's state distribution, split by player count and by decision phase (docs/RULES.md), so
 it shows which kinds of decision the network has not learnt to copy.
 
-    python benchmarks/teacher_agreement.py --policy ppo:agents/policies/reference.npz \\
+    python -m labreports.teacher_agreement --policy ppo:agents/policies/reference.npz \\
         --teacher racer --games 200 --json
 """
 
@@ -16,25 +16,19 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import os
 import sys
-from pathlib import Path
 
-for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ.setdefault(_var, "1")
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from agents.registry import PlayerSpecError, make_agent  # noqa: E402
-from lastwill_env.engine import (  # noqa: E402
+import labreports.onethread  # noqa: F401  (first: one BLAS thread, before numpy loads)
+from agents.registry import PlayerSpecError, make_agent
+from lastwill_env.engine import (
     PHASE_NAMES,
     GameConfig,
     legal_actions,
     new_game,
-    player_view,  # noqa: E402
+    player_view,
 )
-from lastwill_env.engine.config import allowed_counts, is_player_count  # noqa: E402
-from lastwill_env.engine.game import GAME_OVER  # noqa: E402
+from lastwill_env.engine.config import allowed_counts, is_player_count
+from lastwill_env.engine.game import GAME_OVER
 
 
 def agreement(policy, teacher, counts: list[int], games: int, seed: int) -> dict:

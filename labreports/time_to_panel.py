@@ -7,7 +7,7 @@ copies of the bot with its Wilson 95% interval. A row of the output is one evalu
 first where every bot's (or every `--bots` bot's) Wilson lower bound at `--players` is above
 chance 1/n is the answer.
 
-    python benchmarks/time_to_panel.py runs/train/reference --players 4 --json
+    python -m labreports.time_to_panel runs/train/reference --players 4 --json
 """
 
 from __future__ import annotations
@@ -17,9 +17,7 @@ import json
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-
-from lastwill_env.engine.config import PLAYER_COUNTS  # noqa: E402
+from lastwill_env.engine.config import PLAYER_COUNTS
 
 
 def table(state: dict, players: int, bots: list[str] | None = None) -> list[dict]:

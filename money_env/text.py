@@ -1,4 +1,4 @@
-"""Money! as text for a person at a terminal (`lastwill play --game money`, `agents.tableplay`).
+"""Money! as text for a person at a terminal (`lastwill play --game money`, `apps.tableplay`).
 
 Everything here reads one seat's `PlayerView` (docs/games/MONEY.md §9) and nothing else, so a
 picture can show only what that seat may know: another seat's bid is never in a view before the
@@ -13,7 +13,7 @@ reveal, not even its size. Seats are named by their absolute number (``P2``), th
   before and after, the cards an exchange brings and what the hand would then score).
 - `change_text(before, after)`: what changed between two views of one seat: the reveal with the
   exchange order, each exchange, the refill and a new round, the end. Exact for views one action
-  apart (how `agents.tableplay` calls it); a summary of the groups and hands otherwise.
+  apart (how `apps.tableplay` calls it); a summary of the groups and hands otherwise.
 - `help_text(view)`: the rules page and what the current phase is about.
 """
 

@@ -8,8 +8,8 @@ import json
 
 from typer.testing import CliRunner
 
-from agents.cli import app
 from agents.registry import names
+from apps.cli import app
 
 runner = CliRunner()
 
@@ -77,7 +77,8 @@ def _a_wins_57_with_its_wins_first():
 
 
 def test_ratings_agree_with_the_paired_result_whatever_the_game_order(tmp_path, capsys):
-    from agents.cli import OutputFormat, _report_arena
+    from apps.arena_cli import _report_arena
+    from apps.options import OutputFormat
 
     result = _fake_result(_a_wins_57_with_its_wins_first(), tmp_path / "x.jsonl")
     _report_arena(result, OutputFormat.json, 1, "test", "b", None, None, False, 2)
@@ -240,7 +241,7 @@ def _talker(seed=None):
 
 
 def test_small_sample_footnotes_are_said_once_not_per_pair():
-    from agents.cli import paired_footnotes
+    from apps.arena_cli import paired_footnotes
 
     def pair(a, b, deals, warning):
         return {"a": a, "b": b, "diff": 0.1, "deals": deals, "warning": warning}

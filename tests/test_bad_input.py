@@ -22,9 +22,10 @@ import pytest
 from typer.testing import CliRunner
 
 from agents import arena as ar
-from agents import play as pl
 from agents import safeio
 from agents.policy import CheckpointError, env_signature, load_policy
+from apps import play as pl
+from apps.cli import app
 from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import (
     GAME_OVER,
@@ -36,7 +37,6 @@ from lastwill_env.engine import (
     legal_actions,
     new_game,
 )
-from training.cli import app
 
 runner = CliRunner()
 

@@ -1,4 +1,4 @@
-"""benchmarks/bot_ladder.py --ratings: the order-free Plackett-Luce fit over the mixed tables'
+"""labreports.bot_ladder --ratings: the order-free Plackett-Luce fit over the mixed tables'
 games (`agents.stats.fit_ratings`), as JSON and as text."""
 
 from __future__ import annotations
@@ -6,12 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from lab_scripts import load_script
 
 from agents.evaluate import Table, play_tables
 from agents.stats import fit_ratings
+from labreports import bot_ladder as ladder
 
-ladder = load_script("benchmarks/bot_ladder.py")
 ARGS = ["--players", "2", "--games", "4", "--workers", "1", "--seed", "3", "--only-extra"]
 MIXED = ["--mixed", "greedy,random", "--ratings"]
 

@@ -1,4 +1,4 @@
-"""benchmarks/checkpoint_league.py: a run's checkpoints against each other (does self-play
+"""labreports.checkpoint_league: a run's checkpoints against each other (does self-play
 cycle?), on the tiny game, and its cycle finder."""
 
 from __future__ import annotations
@@ -8,15 +8,13 @@ import sys
 from pathlib import Path
 
 import numpy as np
-from lab_scripts import load_script
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 import tinygame  # noqa: E402
 
 from agents.policy import NumpyPolicy, save_policy  # noqa: E402
-
-league = load_script("benchmarks/checkpoint_league.py")
+from labreports import checkpoint_league as league  # noqa: E402
 
 
 def _policy(game, seed: int) -> NumpyPolicy:

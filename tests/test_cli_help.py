@@ -19,8 +19,7 @@ import re
 import pytest
 import typer
 
-from agents.cli import app
-from training import cli as _training_cli  # noqa: F401  (registers train, exploit, expert, ...)
+from apps.cli import app
 
 KINDS = {"<int>", "<float>", "<text>", "<path>", "<spec>", "<list>"}
 CHOICES = re.compile(r"<[\w.-]+(\|[\w.-]+)+>")

@@ -1,4 +1,4 @@
-"""The `lastwill` entry point (`training.console:main`): a bad choice of compiled module is one
+"""The `lastwill` entry point (`apps.console:main`): a bad choice of compiled module is one
 line of error naming the variable and its allowed values, exit code 2, no traceback, and it
 writes nothing; a good one runs the command."""
 
@@ -12,7 +12,7 @@ import pytest
 
 
 def _lastwill(args: list[str], cwd, **env: str) -> subprocess.CompletedProcess:
-    code = "import sys; from training.console import main; sys.argv[0] = 'lastwill'; main()"
+    code = "import sys; from apps.console import main; sys.argv[0] = 'lastwill'; main()"
     return subprocess.run(
         [sys.executable, "-c", code, *args],
         env={**os.environ, **env},

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from agents import arena as ar
 from agents import deals as dl
 from agents import evaluate as ev
-from agents.cli import app
+from apps.cli import app
 from lastwill_env.engine import GameConfig
 
 runner = CliRunner()

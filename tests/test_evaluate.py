@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from agents import evaluate as ev
-from agents.cli import app
 from agents.registry import PlayerSpecError
 from agents.stats import summarize
+from apps.cli import app
 
 runner = CliRunner()
 

@@ -15,12 +15,11 @@ pytest.importorskip("torch")
 from expert_runs import REF, tiny  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from agents.cli import app  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.policy import load_policy  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from agents.winchance import win_chance  # noqa: E402
-from training import cli as _training_cli  # noqa: E402,F401  (registers the commands)
+from apps.cli import app  # noqa: E402
 from training.expert import ExpertConfigError, ExpertError, expert  # noqa: E402
 from training.expert.learn import fit, target_stats  # noqa: E402
 from training.expert.selfplay import pack, play  # noqa: E402
@@ -360,7 +359,7 @@ def test_a_collecting_run_searches_over_the_start_network_every_iteration(tmp_pa
 
 
 def test_the_shipped_collecting_config_reads_as_a_collecting_run():
-    from training.expert.cli import _read_toml
+    from apps.expert_cli import _read_toml
     from training.expert.config import ExpertConfig
 
     cfg = ExpertConfig.from_dict(_read_toml(Path("training/configs/collect_vf2p.toml")))

@@ -14,10 +14,9 @@ pytest.importorskip("torch")
 from expert_runs import REF, tiny  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from agents.cli import app  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from apps.cli import app  # noqa: E402
 from lastwill_env.engine import legal_actions, new_game, player_view  # noqa: E402
-from training import cli as _training_cli  # noqa: E402,F401  (registers the commands)
 from training.expert import expert  # noqa: E402
 from training.expert.refit import RefitError, best_move_targets, refit  # noqa: E402
 

@@ -17,8 +17,8 @@ pytest.importorskip("torch")
 from expert_runs import tiny  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
+from apps.cli import app  # noqa: E402
 from training import runloop  # noqa: E402
-from training.cli import app  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
 from training.expert import ExpertError, expert  # noqa: E402
 from training.rundir import TrainError  # noqa: E402

@@ -17,10 +17,9 @@ pytest.importorskip("torch")
 from expert_runs import tiny  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from agents.cli import app  # noqa: E402
+from apps.cli import app  # noqa: E402
 from lastwill_env.encoding import OBS_SIZE  # noqa: E402
 from lastwill_env.engine import NUM_ACTIONS  # noqa: E402
-from training import cli as _training_cli  # noqa: E402,F401  (registers the commands)
 from training.expert import ExpertConfig, ExpertConfigError, ExpertError, expert  # noqa: E402
 from training.expert.refit import RefitError, load_samples, refit  # noqa: E402
 from training.expert.samplefile import SampleFileError, read_sample_file  # noqa: E402

@@ -10,8 +10,8 @@ from viewer_util import EXAMPLE_LOG
 
 from agents.arena import ArenaError, read_log
 from agents.gamelog import GameLogError, read_game_file, scan_jsonl
-from agents.replay import ReplayError, load_record
-from agents.viewer.core import ViewError, read_records
+from apps.replay import ReplayError, load_record
+from apps.viewer.core import ViewError, read_records
 
 ROWS = read_log(EXAMPLE_LOG)[1]
 

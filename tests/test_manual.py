@@ -7,8 +7,8 @@ language:
 - ``bash`` / ``sh`` / ``shell`` / ``console`` (in a console block only the lines after a ``$ ``
   prompt): every command line, continuation lines joined, split at ``&&``, ``||``, ``;`` and
   ``|``. A ``lastwill`` command must name a subcommand that exists, and every flag it uses
-  must be one that subcommand's ``--help`` lists (typer's CliRunner on ``agents.cli.app``, with
-  ``training.cli`` imported so that ``train``, ``exploit`` and ``expert`` are registered). A
+  must be one that subcommand's ``--help`` lists (typer's CliRunner on ``apps.cli.app``, where
+  every command is registered). A
   ``python path/to/script.py`` or ``python -m module`` line must name a file or module that
   exists, and its flags must be in its own ``--help``. ``pip install`` of the lab must name
   extras that pyproject.toml declares; ``bash X.sh`` and ``cd DIR`` must name what exists. A
@@ -52,7 +52,7 @@ FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)\s*(?P<lang>[\w+-]*)")
 # A repository file named in a command: it must exist (outputs under runs/ are not named so).
 REPO_PATH = re.compile(
     r"(?:^|(?<=[:=,@]))((?:agents|training|docs|benchmarks|examples|notebooks|lastwill_env"
-    r"|tests|policies)/[\w./-]*\.\w+)"
+    r"|apps|labreports|tests|policies)/[\w./-]*\.\w+)"
 )
 # A policy by name (`ppo:reference`, `mcts:policy=ref_v5`): one of the lab's policy files.
 POLICY_NAME = re.compile(r"(?:ppo:|mcts:(?:[^,:]+:)*policy=)([A-Za-z][\w-]*)(?=$|[:,@])")
@@ -199,8 +199,7 @@ def _repo_paths(words: list[str], cwd: Path) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _lastwill():
-    from agents.cli import app
-    from training import cli as _training_cli  # noqa: F401  (registers train, exploit, expert)
+    from apps.cli import app
 
     return app, typer.main.get_command(app)
 
@@ -435,7 +434,7 @@ lastwill arenna -p greedy,random
 lastwill train --config training/configs/no_such.toml \\
     --total-steps 10
 python benchmarks/no_such_script.py
-python benchmarks/bot_ladder.py --players 4 --no-such-flag
+python -m labreports.bot_ladder --players 4 --no-such-flag
 python -m no_such_module_for_the_manual_test
 pip install -e ".[view,no_such_extra]" && lastwill --version
 cd no/such/folder
@@ -469,7 +468,7 @@ def test_the_checker_reports_what_does_not_exist() -> None:
         "play, replay, train, value-fit, view)",
         "training/configs/no_such.toml does not exist",
         "`python benchmarks/no_such_script.py`: no such file",
-        "`python benchmarks/bot_ladder.py --no-such-flag`: not in its --help",
+        "`python -m labreports.bot_ladder --no-such-flag`: not in its --help",
         "`python -m no_such_module_for_the_manual_test`: no such module",
         "`pip install .[view,no_such_extra]`: no extra 'no_such_extra' in pyproject.toml "
         f"(there are {', '.join(sorted(declared_extras()))})",

@@ -124,7 +124,7 @@ def test_bad_specs_are_refused(spec, message):
 
 
 def test_bad_spec_on_the_command_line_exits_2():
-    from training.cli import app
+    from apps.cli import app
 
     res = CliRunner().invoke(app, ["arena", "-q", "-p", f"mcts:policy={REF}:sims=0,random"])
     assert res.exit_code == 2, res.output

@@ -115,7 +115,7 @@ def test_a_second_trainer_is_refused_naming_the_holder(held):
 
 
 def test_train_and_exploit_commands_refuse_a_locked_run_directory(held):
-    from training.cli import app
+    from apps.cli import app
 
     run, pid = held
     before = _files(run)
@@ -257,7 +257,7 @@ def test_a_killed_exploit_resumes_from_its_last_checkpoint(tmp_path: Path, monke
 
 
 def test_exploit_resume_needs_a_run_directory():
-    from training.cli import app
+    from apps.cli import app
 
     res = runner.invoke(app, ["exploit", "--target", "greedy", "--resume"])
     assert res.exit_code == 2 and "--resume needs --run-dir" in res.output
@@ -332,7 +332,7 @@ def test_eval_resume_plays_only_the_missing_games(tmp_path: Path, whole):
 
 
 def test_eval_resume_refuses_another_evaluations_log(tmp_path: Path, whole):
-    from agents.cli import app
+    from apps.cli import app
 
     _, full_log = whole
     before = full_log.read_bytes()
@@ -349,7 +349,7 @@ def test_eval_resume_refuses_another_evaluations_log(tmp_path: Path, whole):
 
 def test_eval_cli_resume_completes_an_interrupted_log(tmp_path: Path, whole):
     from agents import evaluate as ev
-    from agents.cli import app
+    from apps.cli import app
 
     full, _ = whole
     out = tmp_path / "e.jsonl"
@@ -399,7 +399,7 @@ def test_eval_without_play_reads_a_partial_log_and_changes_nothing(tmp_path: Pat
 
 def test_eval_cli_no_play_names_partial_tables_and_refuses_bad_requests(tmp_path: Path, whole):
     from agents import evaluate as ev
-    from agents.cli import app
+    from apps.cli import app
 
     _, full_log = whole
     out = tmp_path / "e.jsonl"
@@ -505,8 +505,8 @@ def test_eval_whose_output_folder_is_deleted_says_where_its_games_went(
     import shutil
 
     from agents import evaluate as ev
-    from agents.cli import app
     from agents.rowlog import RowLog
+    from apps.cli import app
 
     class Vanishing(RowLog):
         """The log's folder is deleted after its first game."""

@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from agents import arena as ar
 from agents import registry
 from agents.base import BaseAgent
-from agents.cli import app
+from apps.cli import app
 from lastwill_env.engine import GameConfig
 
 CFG2 = GameConfig(num_players=2)

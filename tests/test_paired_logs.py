@@ -1,12 +1,10 @@
-"""benchmarks/paired_logs.py: two players compared on the same games of two logs."""
+"""labreports.paired_logs: two players compared on the same games of two logs."""
 
 from __future__ import annotations
 
 import json
 
-from lab_scripts import load_script
-
-paired = load_script("benchmarks/paired_logs.py")
+from labreports import paired_logs as paired
 
 
 def _game(game: int, deal: int, rot: int, seating: list[str], winner: int, table: str) -> dict:

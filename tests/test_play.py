@@ -1,4 +1,4 @@
-"""Tests of agents.play and `lastwill play`: scripted input, save/load, the final record."""
+"""Tests of apps.play and `lastwill play`: scripted input, save/load, the final record."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.arena import replay_row
-from agents.cli import app
-from agents.play import (
+from apps.cli import app
+from apps.play import (
     HUMAN,
     PlayError,
     load_game,
@@ -20,7 +20,7 @@ from agents.play import (
     run,
     save_game,
 )
-from agents.replay import final_state, load_record, replay_text
+from apps.replay import final_state, load_record, replay_text
 from lastwill_env.engine import CATALOGUE, GameConfig, replay
 
 runner = CliRunner()
@@ -219,7 +219,7 @@ def test_parse_card_command():
 
 
 def test_choices_show_card_text_and_pass_last():
-    from agents.play import choice_label, choices_text, ordered_choices
+    from apps.play import choice_label, choices_text, ordered_choices
     from lastwill_env.engine import PASS, encode
 
     legal = [PASS, encode("play", NAMES.index("Farm_3")), encode("play", NAMES.index("Tailor"))]
@@ -290,7 +290,7 @@ def test_show_draws_the_whole_table_again():
 
 
 def test_changes_text_names_money_hand_and_board_changes():
-    from agents.play import changes_text
+    from apps.play import changes_text
     from lastwill_env.engine import player_view
     from lastwill_env.engine.builders import do, turn_state
 
@@ -307,7 +307,7 @@ def test_changes_text_names_money_hand_and_board_changes():
 
 
 def test_plan_labels_count_in_singular_and_plural():
-    from agents.play import choice_label
+    from apps.play import choice_label
     from lastwill_env.engine import encode, new_game, player_view
 
     view = player_view(new_game(GameConfig(3), 1), 0)
@@ -334,7 +334,7 @@ def test_resumed_after_one_decision_is_singular(tmp_path):
 
 
 def _help_at(state, seat: int) -> str:
-    from agents.play import help_text, ordered_choices
+    from apps.play import help_text, ordered_choices
     from lastwill_env.engine import legal_actions, player_view
 
     return help_text(player_view(state, seat), ordered_choices(legal_actions(state)))
@@ -365,7 +365,7 @@ def test_help_explains_the_errands_offered():
 
 
 def test_help_has_a_text_for_every_phase_and_every_kind_of_choice():
-    from agents.play import KIND_HELP, PHASE_HELP, _help_key
+    from apps.play import KIND_HELP, PHASE_HELP, _help_key
     from lastwill_env.engine import GAME_OVER, NUM_ACTIONS
 
     assert sorted(PHASE_HELP) == list(range(GAME_OVER))

@@ -54,7 +54,7 @@ CHOICES = "2, 3, 4 or 5"
 def test_the_cli_refuses_a_bad_count_with_the_choices(tmp_path, args):
     from typer.testing import CliRunner
 
-    from agents.cli import app
+    from apps.cli import app
 
     out = tmp_path / "never.jsonl"
     res = CliRunner().invoke(app, [*args, "-o", str(out)])
@@ -83,7 +83,7 @@ def _panel(counts):
 
 
 def _new_play(count):
-    from agents.play import new_play
+    from apps.play import new_play
 
     new_play(["greedy"], num_players=count)
 
@@ -104,7 +104,7 @@ def _new_play(count):
 )
 def test_the_library_refuses_a_bad_count_with_the_choices(make, bad):
     from agents.evaluate import EvalError
-    from agents.play import PlayError
+    from apps.play import PlayError
 
     with pytest.raises((ConfigError, EvalError, PlayError), match=CHOICES):
         make(bad)

@@ -1,15 +1,14 @@
-"""The from-scratch baseline: docs/RESULTS.md's budget table and docs/plot_budget.py's picture,
+"""The from-scratch baseline: docs/RESULTS.md's budget table and labreports.plot_budget's picture,
 both from the result files docs/results/scratch_*.json."""
 
 from __future__ import annotations
 
 import json
-import runpy
 from pathlib import Path
 
+from labreports import plot_budget, results_doc
+
 ROOT = Path(__file__).resolve().parent.parent
-PLOT = runpy.run_path(str(ROOT / "docs" / "plot_budget.py"))
-DOC = runpy.run_path(str(ROOT / "benchmarks" / "results_doc.py"))
 FILES = sorted((ROOT / "docs" / "results").glob("scratch_*.json"))
 
 
@@ -44,7 +43,7 @@ def test_every_scratch_result_carries_its_budget():
 
 def test_the_table_bolds_only_a_rate_whose_lower_bound_clears_chance():
     docs = [("a", _doc("r", 10, {(2, "racer"): 0.56, (2, "greedy"): 0.52, (4, "racer"): 0.30}))]
-    row = DOC["budget_table"](docs).splitlines()[-1]
+    row = results_doc.budget_table(docs).splitlines()[-1]
     cells = [c.strip() for c in row.strip("|").split("|")]
     assert cells[:3] == ["r", "10", "1,000"]
     assert cells[3] == "52.0%" and cells[5] == "**56.0%**" and cells[9] == "**30.0%**"
@@ -52,7 +51,7 @@ def test_the_table_bolds_only_a_rate_whose_lower_bound_clears_chance():
 
 def test_points_follow_cpu_time_and_the_picture_is_written(tmp_path):
     docs = [_doc("r", 60, {(2, "racer"): 0.3}), _doc("r", 6, {(2, "racer"): 0.1})]
-    assert PLOT["points"](docs)[("r", 2, "racer")] == [(0.1, 0.1), (1.0, 0.3)]
+    assert plot_budget.points(docs)[("r", 2, "racer")] == [(0.1, 0.1), (1.0, 0.3)]
     out = tmp_path / "b.png"
-    PLOT["plot"](docs, out)
+    plot_budget.plot(docs, out)
     assert out.read_bytes()[:4] == b"\x89PNG"

@@ -1,21 +1,21 @@
-"""docs/plot_curve.py: the README's learning curve, drawn from a run's scalars export."""
+"""labreports.plot_curve: the README's learning curve, drawn from a run's scalars export."""
 
 from __future__ import annotations
 
 import json
-import runpy
 from pathlib import Path
 
 import pytest
 
+from labreports import plot_curve
+
 ROOT = Path(__file__).resolve().parent.parent
-SCRIPT = runpy.run_path(str(ROOT / "docs" / "plot_curve.py"))
 EXPORT = ROOT / "notebooks" / "data" / "quick_run_scalars.json"
 
 
 def test_curves_are_the_evaluated_tables_with_their_bands():
     doc = json.loads(EXPORT.read_text())
-    found = SCRIPT["curves"](doc)
+    found = plot_curve.curves(doc)
     assert {(bot, n) for bot, n, *_ in found} == {("greedy", 2), ("speculator", 2)}
     for _bot, _n, steps, rates, lows, highs in found:
         assert steps == sorted(steps) and len(steps) == len(rates) >= 2
@@ -24,7 +24,7 @@ def test_curves_are_the_evaluated_tables_with_their_bands():
 
 def test_writes_a_png(tmp_path):
     out = tmp_path / "curve.png"
-    assert SCRIPT["main"]([str(EXPORT), str(out)]) == 0
+    assert plot_curve.main([str(EXPORT), str(out)]) == 0
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -35,5 +35,5 @@ def test_writes_a_png(tmp_path):
 def test_refuses_a_foreign_file_with_exit_2(tmp_path, capsys, content):
     src = tmp_path / "x.json"
     src.write_text(content)
-    assert SCRIPT["main"]([str(src), str(tmp_path / "o.png")]) == 2
+    assert plot_curve.main([str(src), str(tmp_path / "o.png")]) == 2
     assert "error:" in capsys.readouterr().err and not (tmp_path / "o.png").exists()

@@ -67,7 +67,7 @@ def test_an_old_path_of_a_moved_policy_names_its_new_form(tmp_path: Path, monkey
 
 
 def test_the_cli_refuses_an_old_path_with_exit_2_and_the_new_form(tmp_path: Path):
-    code = "from training.cli import app; app()"
+    code = "from apps.cli import app; app()"
     out = subprocess.run(
         [sys.executable, "-c", code, "arena", "-p", "ppo:agents/policies/ref_v5.npz,racer",
          "-n", "2", "-g", "1", "--out", str(tmp_path / "a.jsonl")],
@@ -118,7 +118,7 @@ def test_the_index_lists_every_policy_with_its_sidecars_step():
 
 
 def test_the_viewer_opens_a_named_policy_of_a_log(tmp_path: Path, monkeypatch):
-    from agents.viewer.core import ViewError, resolve_checkpoint
+    from apps.viewer.core import ViewError, resolve_checkpoint
 
     monkeypatch.chdir(tmp_path)
     assert resolve_checkpoint("reference", tmp_path) == policyfiles.SHIPPED / "reference.npz"

@@ -233,7 +233,7 @@ def test_masked_module_export_matches_the_numpy_forward():
 def test_rllib_training_exports_a_checkpoint_the_lab_plays(local_ray, tmp_path):
     """A tiny `lastwill train --backend rllib` (2 iterations of 200 env steps) on the test's
     Ray; its exported checkpoint plays a 4-game arena, the evaluation and the opponent pool."""
-    from training.cli import app
+    from apps.cli import app
     from training.pool import OpponentPool
     from training.rllib_export import export_rllib_checkpoint
 
@@ -291,8 +291,8 @@ def test_rllib_runs_keep_the_best_rule_and_resume(local_ray, tmp_path):
     """The RLlib backend goes through the lab's run loop: `best.*` is promoted as one verified
     unit, an interrupted run's `--resume` continues from RLlib's checkpoint beside the one
     state.json names, and a resume of it by another trainer is refused by name."""
+    from apps.cli import app
     from training.checkpoint import load_checkpoint
-    from training.cli import app
 
     cfg = tmp_path / "tiny.toml"
     cfg.write_text(

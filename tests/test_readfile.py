@@ -114,8 +114,8 @@ def test_hints_are_optional(tmp_path):
 
 
 def test_the_callers_report_through_the_ladder(tmp_path):
-    from agents.play import PlayError, load_game
     from agents.policy import CheckpointError, read_sidecar
+    from apps.play import PlayError, load_game
 
     with pytest.raises(PlayError, match=r"is a directory, not a file$"):
         load_game(tmp_path)

@@ -1,4 +1,4 @@
-"""benchmarks/reference_tables.py: the policy-alone and the reverse tables on paired deals."""
+"""labreports.reference_tables: the policy-alone and the reverse tables on paired deals."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "reference_tables.py"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "labreports.reference_tables", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
 
 

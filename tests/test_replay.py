@@ -1,4 +1,4 @@
-"""Tests of agents.replay and `lastwill replay`: records, stepping, views, CLI errors."""
+"""Tests of apps.replay and `lastwill replay`: records, stepping, views, CLI errors."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.arena import play_game, replay_row, run_tournament
-from agents.cli import app
-from agents.replay import (
+from apps.cli import app
+from apps.replay import (
     ReplayError,
     describe_step,
     final_state,

@@ -7,22 +7,22 @@ import json
 from pathlib import Path
 
 import pytest
-from lab_scripts import load_script
 
 from agents.deals import TEST
+from labreports import results_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "docs" / "results"
 
 
 def _results_doc():
-    return load_script("benchmarks/results_doc.py")
+    return results_doc
 
 
 def test_results_md_is_current():
     mod = _results_doc()
     assert (ROOT / "docs/RESULTS.md").read_text() == mod.render(), (
-        "docs/RESULTS.md is stale: run python benchmarks/results_doc.py"
+        "docs/RESULTS.md is stale: run python -m labreports.results_doc"
     )
 
 
@@ -155,7 +155,7 @@ def test_a_paired_logs_result_renders_its_difference_and_verdict():
         "mcnemar": {"a_only": 80, "b_only": 148, "p": 0.00001},
         "header": {"deals": "test", "seed": 2026},
     }
-    doc = {"command": "python benchmarks/paired_logs.py a b --players 3 --json", "output": out}
+    doc = {"command": "python -m labreports.paired_logs a b --players 3 --json", "output": out}
     text = mod.paired_logs([("paired_x", doc)])
     assert "| 3 | `old` | `new` | 35.2% | 42.0% | -6.8 points [-11.0, -2.0], McNemar" in text
     assert "| new better |" in text and "Deals: test deals of seed 2026." in text

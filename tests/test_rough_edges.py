@@ -17,6 +17,7 @@ import pytest
 from typer.testing import CliRunner
 
 from agents.registry import make_agent
+from apps.cli import app
 from lastwill_env import raw_env
 from lastwill_env.engine import (
     GAME_OVER,
@@ -35,7 +36,6 @@ from lastwill_env.engine import builders as B
 from lastwill_env.engine.determinize import determinize
 from lastwill_env.engine.game import ROOM_PHASE
 from lastwill_env.single_seat import SingleSeatEnv
-from training.cli import app
 from training.config import TrainConfig, TrainConfigError
 
 
@@ -478,7 +478,7 @@ def test_train_config_bounds_the_prior_weight(weight):
 
 @pytest.mark.parametrize("answer", [lambda a: np.float64(a), lambda a: float(a), lambda a: True])
 def test_play_refuses_a_bot_move_that_is_not_an_integer(monkeypatch, answer):
-    from agents import play as pl
+    from apps import play as pl
     from lastwill_env.bots import GreedyBot
 
     monkeypatch.setattr(GreedyBot, "act", lambda self, view, legal: answer(legal[-1]))

@@ -17,7 +17,7 @@ pytest.importorskip("torch")
 
 import training.allseat.loop as allseat_loop  # noqa: E402
 import training.runloop as runloop  # noqa: E402
-from training.cli import app  # noqa: E402
+from apps.cli import app  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
 from training.rundir import TrainError  # noqa: E402
 from training.train import resume_config, train  # noqa: E402

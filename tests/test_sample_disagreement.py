@@ -1,4 +1,4 @@
-"""benchmarks/sample_disagreement.py: an expert run's samples by how sure the network was."""
+"""labreports.sample_disagreement: an expert run's samples by how sure the network was."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import json
 
 import numpy as np
 import pytest
-from lab_scripts import load_script
 
 pytest.importorskip("torch")
 
 from expert_runs import tiny  # noqa: E402
 
+from labreports import sample_disagreement as script  # noqa: E402
 from training.expert import expert  # noqa: E402
 from training.expert.refit import load_samples  # noqa: E402
 
@@ -26,7 +26,6 @@ def run(tmp_path_factory):
 def test_the_table_agrees_with_the_searches_own_record(run, capsys):
     """On iteration 1 the searches ran over the start network itself, so the script's
     disagreement is exactly where the most visited move is not the recorded network choice."""
-    script = load_script("benchmarks/sample_disagreement.py")
     assert script.main(["--run", str(run), "--samples", "1", "--bins", "0.6,0.9", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     data = load_samples(run, [1])
@@ -50,7 +49,6 @@ def test_the_table_agrees_with_the_searches_own_record(run, capsys):
 
 
 def test_divergence_is_the_kl_of_the_normalised_target_from_the_softmax():
-    script = load_script("benchmarks/sample_disagreement.py")
     logits = np.log(np.array([0.5, 0.25, 0.25]))
     assert script.divergence(np.array([2.0, 1.0, 1.0]), logits) == pytest.approx(0.0, abs=1e-12)
     # all the target on the second move: KL = log(1 / 0.25)
@@ -68,7 +66,6 @@ def test_divergence_is_the_kl_of_the_normalised_target_from_the_softmax():
     ],
 )
 def test_bad_requests_exit_2_naming_what_was_wrong(run, capsys, args, says):
-    script = load_script("benchmarks/sample_disagreement.py")
     try:
         code = script.main(["--run", str(run), *args])
     except SystemExit as stop:  # argparse's errors

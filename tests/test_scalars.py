@@ -1,4 +1,4 @@
-"""agents.scalars and benchmarks/export_scalars.py: a run's TensorBoard scalars, merged over
+"""agents.scalars and labreports.export_scalars: a run's TensorBoard scalars, merged over
 resumed segments, exported compactly and read back; the evaluation curves picked out."""
 
 from __future__ import annotations
@@ -180,7 +180,7 @@ def test_load_export_rejects_other_files(tmp_path):
 
 def _script(*args):
     return subprocess.run(
-        [sys.executable, str(ROOT / "benchmarks" / "export_scalars.py"), *map(str, args)],
+        [sys.executable, "-m", "labreports.export_scalars", *map(str, args)],
         capture_output=True,
         text=True,
     )

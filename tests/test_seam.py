@@ -19,9 +19,9 @@ import tinygame  # noqa: E402
 
 from agents import stats  # noqa: E402
 from agents.arena import replay_row, run_tournament  # noqa: E402
-from agents.cli import app  # noqa: E402
 from agents.evaluate import evaluate  # noqa: E402
 from agents.registry import PlayerSpecError, make_agent  # noqa: E402
+from apps.cli import app  # noqa: E402
 from gamecore import (  # noqa: E402
     DEFAULT_GAME,
     Game,

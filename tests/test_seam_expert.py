@@ -29,10 +29,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 import tinygame  # noqa: E402
 from typer.testing import CliRunner  # noqa: E402
 
-from agents.cli import app  # noqa: E402
 from agents.mcts import MCTSAgent  # noqa: E402
 from agents.policy import load_policy  # noqa: E402
-from training import cli as _training_cli  # noqa: E402,F401  (registers the commands)
+from apps.cli import app  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
 from training.expert import ExpertConfig, ExpertConfigError, expert  # noqa: E402
 from training.expert.samplefile import SampleFileError, read_sample_file  # noqa: E402

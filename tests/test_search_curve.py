@@ -1,13 +1,13 @@
-"""benchmarks/search_curve.py: one table per budget and count, and its per-game log."""
+"""labreports.search_curve: one table per budget and count, and its per-game log."""
 
 from __future__ import annotations
 
 import json
 
 import pytest
-from lab_scripts import load_script
 
 from agents import evaluate
+from labreports import search_curve
 
 pytest.importorskip("torch")
 
@@ -16,7 +16,7 @@ REF = "agents/policies/reference.npz"
 
 @pytest.fixture(scope="module")
 def curve():
-    return load_script("benchmarks/search_curve.py")
+    return search_curve
 
 
 def test_the_log_holds_every_game_of_every_table(curve, tmp_path, capsys):

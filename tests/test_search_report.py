@@ -1,4 +1,4 @@
-"""benchmarks/search_report.py: the critic's quality against outcomes and the search's
+"""labreports.search_report: the critic's quality against outcomes and the search's
 disagreement with the policy (the diagnosis of what the search adds)."""
 
 from __future__ import annotations
@@ -6,12 +6,13 @@ from __future__ import annotations
 import json
 
 import pytest
-from lab_scripts import load_script
+
+from labreports import search_report
 
 
 @pytest.fixture(scope="module")
 def rep():
-    return load_script("benchmarks/search_report.py")
+    return search_report
 
 
 def test_value_quality_scores_perfect_constant_and_wrong_predictions(rep):

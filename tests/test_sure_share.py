@@ -1,4 +1,4 @@
-"""benchmarks/sure_share.py: the share of a player's decisions that `sure=F` would search."""
+"""labreports.sure_share: the share of a player's decisions that `sure=F` would search."""
 
 from __future__ import annotations
 
@@ -8,12 +8,12 @@ import sys
 from pathlib import Path
 
 import pytest
-from lab_scripts import load_script
 from typer.testing import CliRunner
 
-from agents.cli import app
 from agents.registry import make_agent
-from agents.replay import iter_steps
+from apps.cli import app
+from apps.replay import iter_steps
+from labreports import sure_share as script
 from lastwill_env.engine import legal_actions, player_view
 
 runner = CliRunner()
@@ -38,7 +38,6 @@ def _rows(path):
 def test_the_shares_are_those_of_the_searchs_own_priors(log, capsys):
     """Every decision with a choice of the seat `--player` holds is read, and its top
     probability is the top of the priors a search over the same policy starts from."""
-    script = load_script("benchmarks/sure_share.py")
     edges = [0.6, 0.8, 1.0]
     args = [str(log), "--player", ME, "--policy", REF, "--bins", "0.8,0.6,1", "--json"]
     assert script.main(args) == 0
@@ -62,7 +61,7 @@ def test_the_script_runs_on_its_own(log):
     """Run as a command, in a fresh interpreter: nothing it needs comes from a test's imports
     (a policy over a prior bot needs the lab's bots)."""
     done = subprocess.run(
-        [sys.executable, "benchmarks/sure_share.py", str(log), "--player", ME, "--json"],
+        [sys.executable, "-m", "labreports.sure_share", str(log), "--player", ME, "--json"],
         cwd=ROOT,
         capture_output=True,
         text=True,
@@ -87,7 +86,6 @@ def test_the_script_runs_on_its_own(log):
     ],
 )
 def test_bad_requests_exit_2_naming_what_was_wrong(log, capsys, args, says):
-    script = load_script("benchmarks/sure_share.py")
     try:
         code = script.main([str(log), *args])
     except SystemExit as stop:  # argparse's errors
@@ -96,7 +94,6 @@ def test_bad_requests_exit_2_naming_what_was_wrong(log, capsys, args, says):
 
 
 def test_a_file_that_is_not_a_log_exits_2(tmp_path, capsys):
-    script = load_script("benchmarks/sure_share.py")
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"game": 0, "seating": "greedy"}\n{"game": 1, "seating": "greedy"}\n')
     assert script.main([str(bad), "--player", ME]) == 2

@@ -1,4 +1,4 @@
-"""Tests of agents.tableplay (`lastwill play --game money`) and Money!'s text pictures
+"""Tests of apps.tableplay (`lastwill play --game money`) and Money!'s text pictures
 (money_env.text): scripted input, the record, hidden bids, what changed."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import random
 import pytest
 from typer.testing import CliRunner
 
-from agents.cli import app
 from agents.gamelog import check_record, read_game_file
-from agents.tableplay import TablePlayError, new_table, parse_choice, run
+from apps.cli import app
+from apps.tableplay import TablePlayError, new_table, parse_choice, run
 from gamecore import load_game
 from gamecore.agent import BaseAgent
 from money_env.engine import (

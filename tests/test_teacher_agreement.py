@@ -1,4 +1,4 @@
-"""benchmarks/teacher_agreement.py: a bot agrees with itself everywhere; another bot does not."""
+"""labreports.teacher_agreement: a bot agrees with itself everywhere; another bot does not."""
 
 from __future__ import annotations
 
@@ -8,12 +8,14 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "teacher_agreement.py"
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, str(SCRIPT), *args], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "labreports.teacher_agreement", *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
 
 

@@ -19,10 +19,7 @@ from typer.testing import CliRunner
 
 from agents import arena as ar
 from agents import registry
-from agents.cli import DEFAULT_MOVE_TIME_LIMIT as CLI_DEFAULT
-from agents.cli import app
 from agents.evaluate import EvalError, evaluate
-from agents.play import PlayError, bot_step, human_step, load_game, new_play, save_game
 from agents.timelimit import (
     BUILD_FACTOR,
     DEFAULT_MOVE_TIME_LIMIT,
@@ -33,7 +30,10 @@ from agents.timelimit import (
     check_time_limit,
     is_lab_spec,
 )
-from agents.viewer.live import LiveSessions
+from apps.arena_cli import DEFAULT_MOVE_TIME_LIMIT as CLI_DEFAULT
+from apps.cli import app
+from apps.play import PlayError, bot_step, human_step, load_game, new_play, save_game
+from apps.viewer.live import LiveSessions
 from lastwill_env.engine import GAME_OVER, GameConfig, legal_actions
 
 HERE = Path(__file__).resolve().parent

@@ -1,4 +1,4 @@
-"""benchmarks/time_to_panel.py: the first evaluation whose every Wilson lower bound at the
+"""labreports.time_to_panel: the first evaluation whose every Wilson lower bound at the
 asked player count is above chance, and the run's wall-clock time when it came."""
 
 from __future__ import annotations
@@ -7,9 +7,6 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-
-ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "time_to_panel.py"
 
 
 def _ev(step: int, wall: float, lows: dict[str, float]) -> dict:
@@ -21,7 +18,9 @@ def _ev(step: int, wall: float, lows: dict[str, float]) -> dict:
 
 
 def _run(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True)
+    return subprocess.run(
+        [sys.executable, "-m", "labreports.time_to_panel", *args], capture_output=True, text=True
+    )
 
 
 def test_first_evaluation_above_chance_against_every_bot(tmp_path: Path) -> None:

@@ -11,11 +11,10 @@ from typer.testing import CliRunner
 
 pytest.importorskip("sb3_contrib")
 
-import training.rllib_backend as rllib_backend  # noqa: E402
 import training.train as tr  # noqa: E402
-from training.cli import app  # noqa: E402
+from apps import expert_cli, train_cli  # noqa: E402
+from apps.cli import app  # noqa: E402
 from training.config import TrainConfig  # noqa: E402
-from training.expert import cli as expert_cli  # noqa: E402
 
 runner = CliRunner()
 
@@ -32,7 +31,7 @@ def seen(monkeypatch):
         got["given"] = given
         return TrainConfig(run_dir=str(run_dir), total_steps=total_steps or 5, seed=9)
 
-    def fake_run_cli(config, overrides, resume, ray_address, env_runners, force=False):
+    def fake_train_rllib(config, overrides, resume, ray_address, env_runners, force=False):
         got["rllib"] = {"overrides": overrides, "resume": resume, "env_runners": env_runners}
 
     def fake_run_expert(cfg, resume, force=False):
@@ -41,7 +40,7 @@ def seen(monkeypatch):
     monkeypatch.setattr(tr, "train", fake_train)
     monkeypatch.setattr(tr, "resume_config", fake_resume_config)
     monkeypatch.setattr(tr, "resumed_mode", lambda run_dir: got.get("run_mode", "all_seat"))
-    monkeypatch.setattr(rllib_backend, "run_cli", fake_run_cli)
+    monkeypatch.setattr(train_cli, "_train_rllib", fake_train_rllib)
     monkeypatch.setattr(expert_cli, "run_expert", fake_run_expert)
     return got
 

@@ -19,12 +19,12 @@ from typer.testing import CliRunner
 
 from agents import arena as ar
 from agents import registry, trust
-from agents.cli import app
 from agents.evaluate import evaluate
-from agents.play import PlayError, load_game, new_play, save_game
 from agents.policy import CheckpointError, NumpyPolicy, env_signature, load_policy
-from agents.viewer.core import GameReplay, ViewError, analyse
-from agents.viewer.live import LiveSessions
+from apps.cli import app
+from apps.play import PlayError, load_game, new_play, save_game
+from apps.viewer.core import GameReplay, ViewError, analyse
+from apps.viewer.live import LiveSessions
 from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import NUM_ACTIONS, GameConfig
 
@@ -170,8 +170,8 @@ def test_a_viewer_live_game_refuses_a_module_spec(sandbox, spec):
 def test_the_viewers_live_routes_refuse_a_module_spec(sandbox, spec):
     from starlette.testclient import TestClient
 
-    from agents.viewer.guard import TOKEN_HEADER
-    from agents.viewer.server import create_app
+    from apps.viewer.guard import TOKEN_HEADER
+    from apps.viewer.server import create_app
 
     saves = sandbox / "saves"
     saves.mkdir()

@@ -15,14 +15,13 @@ pytest.importorskip("torch")
 from typer.testing import CliRunner  # noqa: E402
 
 import agents.registry  # noqa: E402,F401  (installs the prior bots)
-from agents.cli import app  # noqa: E402
 from agents.leafeval import LeafEvaluator  # noqa: E402
 from agents.policy import load_policy  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from apps.cli import app  # noqa: E402
 from lastwill_env.encoding import OBS_SIZE, encode_seats_sparse  # noqa: E402
 from lastwill_env.engine import GameConfig, legal_actions, new_game, player_view  # noqa: E402
 from lastwill_env.engine.game import GAME_OVER  # noqa: E402
-from training import cli as _training_cli  # noqa: E402,F401  (registers the commands)
 from training.valuefit import games as G  # noqa: E402
 from training.valuefit.fit import calibration, held_out, start_scores  # noqa: E402
 from training.valuefit.run import ValueFitError, game_list, record, value_fit  # noqa: E402

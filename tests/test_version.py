@@ -17,9 +17,9 @@ from typer.testing import CliRunner
 
 import gamecore
 from agents.policy import load_policy
+from apps.cli import app
 from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import NUM_ACTIONS
-from training.cli import app
 
 ROOT = Path(__file__).resolve().parents[1]
 VERSION = gamecore.__version__

@@ -1,4 +1,4 @@
-"""`lastwill view`: the viewer's data (agents.viewer.core), live games and the server's
+"""`lastwill view`: the viewer's data (apps.viewer.core), live games and the server's
 endpoints (Starlette TestClient), the policy's probabilities and value, and the CLI."""
 
 from __future__ import annotations
@@ -23,14 +23,14 @@ from viewer_util import EXAMPLE_LOG, REPO, make_checkpoint, make_policy_log
 from agents import registry
 from agents.arena import read_log, replay_row
 from agents.base import BaseAgent
-from agents.cli import app as cli_app
-from agents.play import load_game
 from agents.policy import NumpyPolicy, load_policy, without_prior
-from agents.replay import load_record
-from agents.viewer import STATIC_DIR, limits
-from agents.viewer.core import GameReplay, LogSource, ViewError, read_records
-from agents.viewer.guard import TOKEN_HEADER
-from agents.viewer.server import create_app, default_opponents
+from apps.cli import app as cli_app
+from apps.play import load_game
+from apps.replay import load_record
+from apps.viewer import STATIC_DIR, limits
+from apps.viewer.core import GameReplay, LogSource, ViewError, read_records
+from apps.viewer.guard import TOKEN_HEADER
+from apps.viewer.server import create_app, default_opponents
 from lastwill_env.encoding import encode_observation
 from lastwill_env.engine import (
     GAME_OVER,
@@ -76,7 +76,7 @@ def _rows(path: Path) -> list[dict]:
 
 def test_shipped_example_log_replays_in_this_engine() -> None:
     """Every game of the shipped log rebuilds to its recorded result (regenerate it with the
-    command in agents/viewer/examples/README.md when the rules change)."""
+    command in apps/viewer/examples/README.md when the rules change)."""
     header, rows = read_records(EXAMPLE_LOG)
     assert header is not None and len(rows) == 8
     for row in rows:
@@ -206,7 +206,7 @@ def test_analysis_gives_the_policys_probabilities_and_value(policy_log) -> None:
 def test_a_seat_playing_the_network_alone_is_shown_without_its_prior() -> None:
     """A `ppo:PATH:net` seat played its network without the prior bot: the viewer reads its
     thoughts the same way, and a spec with repeated options is refused."""
-    from agents.viewer.core import load_seat_policy
+    from apps.viewer.core import load_seat_policy
 
     alone, _, ckpt, mode = load_seat_policy("ppo:reference:net:sample", None)
     full, *_ = load_seat_policy("ppo:reference", None)
@@ -217,13 +217,13 @@ def test_a_seat_playing_the_network_alone_is_shown_without_its_prior() -> None:
 
 
 def _analyse(rep: GameReplay, k: int, log_dir: Path) -> dict:
-    from agents.viewer.core import analyse
+    from apps.viewer.core import analyse
 
     return analyse(rep, k, None, top=5, log_dir=log_dir)
 
 
 def test_analysis_refuses_what_it_cannot_or_may_not_show(policy_log, tmp_path) -> None:
-    from agents.viewer.core import analyse
+    from apps.viewer.core import analyse
 
     log, ckpt = policy_log
     row = _rows(log)[0]
@@ -315,7 +315,7 @@ def test_policy_analysis_shows_the_networks_own_distribution(client) -> None:
     """The reference plays over the sprinter's bonus, which saturates its distribution: beside
     each move's played probability the answer gives the network's own (without the bonus,
     what `ppo:PATH:net` plays), and which move the prior bot picked."""
-    from agents.viewer.core import load_seat_policy
+    from apps.viewer.core import load_seat_policy
 
     row = _rows(EXAMPLE_LOG)[0]
     seat = next(s for s, spec in enumerate(row["seating"]) if spec.startswith("ppo:"))
@@ -706,9 +706,9 @@ def test_assets_ship_in_the_package_and_fetch_nothing_from_elsewhere() -> None:
     files = sorted(p for p in STATIC_DIR.iterdir() if p.is_file())
     assert {p.name for p in files} >= {"index.html", "app.js", "style.css"}
     data = tomllib.loads((REPO / "pyproject.toml").read_text())
-    patterns = data["tool"]["setuptools"]["package-data"]["agents"]
+    patterns = data["tool"]["setuptools"]["package-data"]["apps"]
     for p in files + [EXAMPLE_LOG]:
-        rel = p.relative_to(REPO / "agents").as_posix()
+        rel = p.relative_to(REPO / "apps").as_posix()
         assert any(fnmatch(rel, pat) for pat in patterns), rel
     svg_ns = "http://www.w3.org/2000/svg"
     for p in files:
@@ -734,7 +734,7 @@ def test_view_command_errors(tmp_path) -> None:
 
 
 def test_view_command_serves_the_log(tmp_path) -> None:
-    cmd = [sys.executable, "-c", "from training.cli import app; app()", "view", str(EXAMPLE_LOG)]
+    cmd = [sys.executable, "-c", "from apps.cli import app; app()", "view", str(EXAMPLE_LOG)]
     cmd += ["--port", "0", "--no-browser", "--save-dir", str(tmp_path)]
     proc = subprocess.Popen(cmd, stderr=subprocess.PIPE, text=True)
     try:

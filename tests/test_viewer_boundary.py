@@ -20,12 +20,12 @@ from typer.testing import CliRunner
 from viewer_util import EXAMPLE_LOG
 
 from agents.arena import read_log
-from agents.cli import app as cli_app
-from agents.viewer import limits
-from agents.viewer.core import ViewError
-from agents.viewer.files import Roots
-from agents.viewer.guard import TOKEN_HEADER, host_name, is_loopback
-from agents.viewer.server import create_app, hosts_for
+from apps.cli import app as cli_app
+from apps.viewer import limits
+from apps.viewer.core import ViewError
+from apps.viewer.files import Roots
+from apps.viewer.guard import TOKEN_HEADER, host_name, is_loopback
+from apps.viewer.server import create_app, hosts_for
 
 runner = CliRunner()
 ROW = read_log(EXAMPLE_LOG)[1][0]
@@ -494,7 +494,7 @@ def test_random_requests_get_no_5xx_and_change_no_file(served) -> None:
 
 
 def test_a_file_removed_while_it_is_opened_is_a_clear_error(app, served, monkeypatch) -> None:
-    import agents.viewer.core as core
+    import apps.viewer.core as core
 
     path = served["inside"] / "log.jsonl"
     read = core.read_records
@@ -510,7 +510,7 @@ def test_a_file_removed_while_it_is_opened_is_a_clear_error(app, served, monkeyp
 
 
 def test_a_logs_policy_path_resolves_only_inside_the_served_folders(tmp_path, monkeypatch):
-    from agents.viewer.core import ViewError, resolve_checkpoint
+    from apps.viewer.core import ViewError, resolve_checkpoint
 
     work, logs, outside = tmp_path / "work", tmp_path / "logs", tmp_path / "outside"
     for d in (work, logs, outside):

@@ -15,9 +15,9 @@ import pytest
 from viewer_util import EXAMPLE_LOG, make_policy_log
 
 from agents.arena import read_log
-from agents.replay import load_record
-from agents.viewer.core import GameReplay
-from agents.viewer.server import BackgroundServer, create_app
+from apps.replay import load_record
+from apps.viewer.core import GameReplay
+from apps.viewer.server import BackgroundServer, create_app
 from lastwill_env.engine import CATALOGUE, GameConfig, describe_action, player_view, replay
 from lastwill_env.engine.text import describe_step
 
@@ -197,7 +197,7 @@ def test_policy_panel_shows_probabilities_and_value(page, site) -> None:
     page.wait_for_selector("[data-testid=policy-value], [data-testid=policy-error]")
     assert page.locator("[data-testid=policy-error]").count() == 0, page.inner_text("#policy")
     page.wait_for_selector("[data-testid=policy-value] b")
-    from agents.viewer.core import analyse
+    from apps.viewer.core import analyse
 
     a = analyse(rep, k, None, top=6, log_dir=log.parent)
     # the value as a win chance (the search's reading of a critic value), the raw value below
@@ -353,7 +353,7 @@ def test_long_names_are_not_clipped(page, site) -> None:
 
 
 def test_live_defaults_are_the_strongest_and_pass_is_last(page, site) -> None:
-    from agents.viewer.server import default_opponents
+    from apps.viewer.server import default_opponents
     from lastwill_env.engine import PASS
 
     page.goto(site["url"] + "#tab=play")
@@ -386,7 +386,7 @@ def test_live_defaults_are_the_strongest_and_pass_is_last(page, site) -> None:
 def test_play_tab_offers_the_valid_players_in_a_list(page, site) -> None:
     """Each seat is a list of the players a live game accepts (the server's), and "custom
     spec…" opens a box for any other spec."""
-    from agents.viewer.server import seat_choices
+    from apps.viewer.server import seat_choices
 
     page.goto(site["url"] + "#tab=play")
     page.wait_for_selector("#setup-seats select")
@@ -409,7 +409,7 @@ def test_play_tab_offers_the_valid_players_in_a_list(page, site) -> None:
 
 def test_policy_panel_shows_the_networks_own_distribution(page, site) -> None:
     """A policy over a prior bot: beside each move's played probability, the network's own."""
-    from agents.viewer.core import analyse
+    from apps.viewer.core import analyse
 
     _open_at(page, site, "log=1&game=0&seat=0&d=104", 103)
     page.wait_for_selector("[data-testid=policy-net]")

@@ -9,12 +9,12 @@ from viewer_util import EXAMPLE_LOG, make_policy_log
 
 from agents.arena import read_log
 from agents.leafeval import LeafEvaluator
-from agents.play import ordered_choices
 from agents.policy import load_policy
-from agents.viewer.core import GameReplay, analyse, value_series
-from agents.viewer.guard import TOKEN_HEADER
-from agents.viewer.server import create_app, default_opponents
 from agents.winchance import expected_rank, outcome, win_chance
+from apps.play import ordered_choices
+from apps.viewer.core import GameReplay, analyse, value_series
+from apps.viewer.guard import TOKEN_HEADER
+from apps.viewer.server import create_app, default_opponents
 from lastwill_env.cardref import card_text
 from lastwill_env.encoding import encode_state
 from lastwill_env.engine import CATALOGUE, PASS, legal_actions

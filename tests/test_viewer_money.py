@@ -1,5 +1,5 @@
-"""`lastwill view` shows and plays Money!: its replays (agents.viewer.tablegame, the board of
-agents.viewer.money) and live games (agents.viewer.tablelive) through the server's endpoints.
+"""`lastwill view` shows and plays Money!: its replays (apps.viewer.tablegame, the board of
+apps.viewer.money) and live games (apps.viewer.tablelive) through the server's endpoints.
 
 The seat being watched sees only its own `player_view`: before the reveal, two games that differ
 only in another seat's hidden bid (its cards, even its size) give that seat identical answers.
@@ -17,10 +17,10 @@ from viewer_util import EXAMPLE_LOG
 from agents import registry
 from agents.arena import run_tournament
 from agents.base import BaseAgent
-from agents.viewer.guard import TOKEN_HEADER
-from agents.viewer.money import seat_board
-from agents.viewer.server import create_app, default_opponents, seat_choices
-from agents.viewer.tablegame import moments
+from apps.viewer.guard import TOKEN_HEADER
+from apps.viewer.money import seat_board
+from apps.viewer.server import create_app, default_opponents, seat_choices
+from apps.viewer.tablegame import moments
 from gamecore import game_names, load_game
 from money_env.engine import COMMIT, GAME_OVER, player_view, replay
 from money_env.text import move_text, view_text

@@ -14,9 +14,9 @@ from urllib.parse import urlparse
 import pytest
 
 from agents.arena import run_tournament
-from agents.viewer.money import card
-from agents.viewer.server import BackgroundServer, create_app, seat_choices
-from agents.viewer.tablegame import TableReplay
+from apps.viewer.money import card
+from apps.viewer.server import BackgroundServer, create_app, seat_choices
+from apps.viewer.tablegame import TableReplay
 from gamecore import load_game
 from money_env.engine import EXCHANGE_PHASE, player_view, replay
 from money_env.text import move_text, view_text

@@ -36,7 +36,7 @@ def test_the_picture_is_of_the_current_page_and_log() -> None:
         f"the shipped log changed since the picture was taken: {REMAKE}"
     )
     assert side["page_sha256"] == shot.page_digest(), (
-        f"the page (agents/viewer/static) changed since the picture was taken: {REMAKE}"
+        f"the page (apps/viewer/static) changed since the picture was taken: {REMAKE}"
     )
     assert side["png_sha256"] == hashlib.sha256(IMG.read_bytes()).hexdigest(), (
         f"docs/img/viewer.png is not the picture its sidecar describes: {REMAKE}"

@@ -13,7 +13,7 @@ from lastwill_env.encoding import OBS_SIZE
 from lastwill_env.engine import NUM_ACTIONS, GameConfig
 
 REPO = Path(__file__).resolve().parents[1]
-EXAMPLE_LOG = REPO / "agents" / "viewer" / "examples" / "reference_vs_bots.jsonl"
+EXAMPLE_LOG = REPO / "apps" / "viewer" / "examples" / "reference_vs_bots.jsonl"
 
 
 def make_checkpoint(folder: Path, seed: int = 0, hidden: int = 16, critic: bool = True) -> Path:

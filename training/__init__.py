@@ -6,16 +6,18 @@ checkpoint stores the env version and action-table hash, and loading refuses a m
 and training configuration.
 
 Import rules (enforced by ``tests/test_architecture.py``): ``training`` may import
-``agents`` and ``lastwill_env``; nothing outside ``training`` (except tests) imports it.
+``agents`` and ``lastwill_env``; nothing outside ``training`` imports it but the applications
+(``apps``: `lastwill train`, `lastwill expert`, ...) and tests.
 """
 
 import os as _os
 
 # The lab's numpy work is many small matrix-vector products (a policy seat's forward pass at
 # batch size 1, a snapshot's small batches): a second BLAS thread only spin-waits for a core,
-# and on a loaded 2-core machine it made each pass some 50x slower. The `lastwill` command
-# (whose module is `training.cli`) and every worker it spawns therefore run numpy's BLAS on one
-# thread, unless the user set these variables; it takes effect when numpy is not yet imported.
+# and on a loaded 2-core machine it made each pass some 50x slower. Training (and the
+# `lastwill` command, whose package `apps` sets the same) and every worker it spawns therefore
+# run numpy's BLAS on one thread, unless the user set these variables; it takes effect when
+# numpy is not yet imported.
 for _name in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     _os.environ.setdefault(_name, "1")
 del _name

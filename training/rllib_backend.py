@@ -63,7 +63,6 @@ from typing import Any
 
 import numpy as np
 
-from agents.policy import CheckpointError
 from agents.raystart import init_ray
 from gamecore import load_game
 from gamecore.plain import is_int
@@ -514,40 +513,7 @@ def _iteration_line(result: dict[str, Any], step: int, dt: float) -> dict[str, A
     }
 
 
-def run_cli(
-    config: str | Path | None,
-    overrides: dict[str, Any],
-    resume: bool,
-    ray_address: str | None,
-    env_runners: int | None,
-    force: bool = False,
-) -> None:
-    """`lastwill train --mode rllib` (called by `training.cli`)."""
-    from agents.cli import fail, note
-
-    rllib_given = {"ray_address": ray_address, "env_runners": env_runners}
-    try:
-        if resume:
-            cfg, settings = _resume_settings(config, overrides, rllib_given)
-        else:
-            cfg, settings = load_settings(config, overrides, rllib_given)
-        state = train_rllib(cfg, settings, resume, note, force)
-    except (TrainConfigError, RLlibBackendError, CheckpointError, TrainError) as e:
-        fail(str(e))
-    run_dir = Path(cfg.run_dir)
-    note(
-        f"run {run_dir}: {state['step']} env steps in {state['seconds']}s "
-        f"({state['samples_per_s']} samples/s), last checkpoint {run_dir / state['checkpoint']}"
-    )
-    best = state.get("best")
-    if best:
-        note(
-            f"best checkpoint: {run_dir / 'best.npz'} (step {best['step']}, mean win rate vs "
-            f"panel {best['mean_win_rate']:.3f})"
-        )
-
-
-def _resume_settings(
+def resume_settings(
     config: str | Path | None, overrides: dict[str, Any], rllib_given: dict[str, Any]
 ) -> tuple[TrainConfig, RLlibSettings]:
     """The settings of the RLlib run to resume (`--run-dir`): its own, with a new

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from agents.gamelog import GameFile, GameLogError, read_game_file
 from gamecore import DEFAULT_GAME
 from lastwill_env.cardref import card_text
 from lastwill_env.engine import (
@@ -41,7 +42,6 @@ from lastwill_env.engine.actions import ERRAND_NAMES
 from lastwill_env.engine.game import BREED_PHASE, DRAW_PHASE, TURN_PHASE
 from lastwill_env.engine.text import describe_step
 
-from ..gamelog import GameFile, GameLogError, read_game_file
 from ..replay import ReplayError, all_states, check_record
 from . import limits
 
@@ -116,7 +116,7 @@ def read_records(path: Path) -> tuple[dict[str, Any] | None, list[dict[str, Any]
     """``(header, rows)`` of an arena JSONL log, or ``(None, [record])`` of a game file, read
     and checked by :func:`agents.gamelog.read_game_file` (the reader ``lastwill replay`` uses
     too): every row is a game record or an error row, nothing is nested deeper than
-    :data:`~agents.viewer.limits.MAX_DEPTH` levels, and a problem names the file and line."""
+    :data:`~apps.viewer.limits.MAX_DEPTH` levels, and a problem names the file and line."""
     try:
         gf = read_game_file(path, limits.MAX_DEPTH)
     except GameLogError as e:
@@ -133,7 +133,7 @@ def game_name_of(path: Path, header: dict[str, Any] | None, rows: list[dict[str,
 
 def game_index(row: dict[str, Any], position: int) -> int:
     """The index of a game row: its ``game`` field, or its position in the file when that is
-    not an integer (a play record may hold its game's name there, `agents.tableplay`)."""
+    not an integer (a play record may hold its game's name there, `apps.tableplay`)."""
     index = row.get("game", position)
     return index if type(index) is int else position
 
@@ -398,7 +398,7 @@ class GameReplay:
 class ReplayCache:
     """The last few :class:`GameReplay` objects, by (log id, game, log modification time).
     A game other than Last Will is built by ``others(record, game_name, index, where)`` (the
-    server's :func:`agents.viewer.tablegame.build_replay`); without it, it is refused."""
+    server's :func:`apps.viewer.tablegame.build_replay`); without it, it is refused."""
 
     def __init__(self, size: int = 6, others: Any = None) -> None:
         self.size = size
@@ -605,7 +605,7 @@ def is_policy(spec: str) -> bool:
 def policy_path(spec: str) -> tuple[str, str, bool]:
     """``(path, mode, alone)`` of a ``ppo:PATH[:sample|:det][:net]`` spec
     (`agents.registry.ppo_options`)."""
-    from ..registry import PlayerSpecError, parse_spec, ppo_options
+    from agents.registry import PlayerSpecError, parse_spec, ppo_options
 
     name, pos, _ = parse_spec(spec)
     if name != "ppo" or not pos or not pos[0]:
@@ -625,7 +625,7 @@ def resolve_checkpoint(path: str, log_dir: Path | None) -> Path:
     ``..`` or a link, gets the same answer
     as a missing file, so no answer tells whether a file outside exists. A policy name
     (``ppo:reference``) is the lab's own file (`agents.policyfiles.lab_file`)."""
-    from ..policyfiles import lab_file
+    from agents.policyfiles import lab_file
 
     named = lab_file(path) if len(path) <= 4096 else None
     if named is not None:
@@ -760,7 +760,7 @@ def network_alone(
     "weight", "action"})``, the distribution without the bonus ``weight`` that the bot's
     choice ``action`` gets (what ``ppo:PATH:net`` plays, `agents.policy.without_prior`);
     ``(None, None)`` for a policy without a prior, whose distribution is its network's."""
-    from ..policy import without_prior
+    from agents.policy import without_prior
 
     if not policy.prior:
         return None, None
@@ -772,7 +772,7 @@ def network_alone(
 def load_seat_policy(spec: str, log_dir: Path | None) -> tuple[Any, dict[str, Any], Path, str]:
     """``(policy, sidecar, checkpoint path, mode)`` of a ``ppo:PATH`` seat, loaded with its
     critic from the ``.npz`` only (a log's ``.zip`` is a pickle, never read: docs/TRUST.md)."""
-    from ..policy import CheckpointError, load_policy, without_prior
+    from agents.policy import CheckpointError, load_policy, without_prior
 
     path, mode, alone = policy_path(spec)
     ckpt = resolve_checkpoint(path, log_dir)
@@ -790,7 +790,7 @@ def evaluator(policy: Any, meta: dict[str, Any]) -> Any:
     """The search's reader of ``policy``'s critic (:class:`agents.leafeval.LeafEvaluator`), kept
     for the last few policies; ``None`` without a critic or for a reward the lab does not
     know."""
-    from ..leafeval import LeafEvaluator
+    from agents.leafeval import LeafEvaluator
 
     if not policy.has_value:
         return None
@@ -814,7 +814,7 @@ def estimate(ev: Any, value: float | None, state: GameState, seat: int) -> dict[
     or an expected rank (``rank``): the search's rule for a critic value
     (:meth:`agents.leafeval.LeafEvaluator.score`: shaping added back, clipped to the reward's
     range), read by :func:`agents.winchance.outcome`."""
-    from ..winchance import outcome
+    from agents.winchance import outcome
 
     if ev is None or value is None:
         return None

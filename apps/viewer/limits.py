@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from .. import gamelog
+from agents import gamelog
 
 MAX_BODY = 1 << 20
 # the name a live game is saved under (in the save folder: no folders)

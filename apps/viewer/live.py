@@ -1,19 +1,19 @@
 """Live games in the browser: one person and bots or policies, saved like ``lastwill play``.
 
-A :class:`LiveGame` wraps a :class:`~agents.play.PlayGame`: after every move of the person the
+A :class:`LiveGame` wraps a :class:`~apps.play.PlayGame`: after every move of the person the
 bots play until the person must decide again or the game ends. A bot's move is computed without
-the game's lock (:func:`agents.play.bot_choice`), then applied under it if the game is still at
+the game's lock (:func:`apps.play.bot_choice`), then applied under it if the game is still at
 that decision, so the game's other requests are answered while a bot thinks. A built-in search
-player may think at most :data:`~agents.viewer.limits.SEARCH_BUDGETS` per move.
+player may think at most :data:`~apps.viewer.limits.SEARCH_BUDGETS` per move.
 The person sees only their seat's :func:`~lastwill_env.engine.player_view` (docs/RULES.md §10).
 A finished game is written to the save folder in the record format of ``lastwill play`` (an
 arena row plus ``"type": "play"``), so the replay pages and ``lastwill replay`` open it; a game
 can also be saved mid-way (``lastwill play --load`` resumes it). A file is never overwritten.
 
-Another installed game (Money!) is played by :mod:`agents.viewer.tablelive` (``"game"`` in the
+Another installed game (Money!) is played by :mod:`apps.viewer.tablelive` (``"game"`` in the
 setup); :class:`LiveSessions` holds the games of both kinds, which answer the same requests.
 
-Requests that cannot be honoured raise :class:`~agents.viewer.core.ViewError` and change
+Requests that cannot be honoured raise :class:`~apps.viewer.core.ViewError` and change
 nothing: an action that is not legal now, a move for a decision that has already been made
 (two clicks, two tabs), a move while the game is over, a bad setup.
 """
@@ -26,6 +26,8 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any
 
+from agents.registry import PlayerSpecError, make_agent, resolve
+from agents.timelimit import DEFAULT_MOVE_TIME_LIMIT, check_time_limit
 from gamecore import DEFAULT_GAME, GameNotFound, game_names
 from gamecore import load_game as load_game_named
 from gamecore.plain import in_words
@@ -59,8 +61,6 @@ from ..play import (
     play_move,
     save_game,
 )
-from ..registry import PlayerSpecError, make_agent, resolve
-from ..timelimit import DEFAULT_MOVE_TIME_LIMIT, check_time_limit
 from .core import ViewError, frame
 from .limits import SAVE_NAME_RE, SEARCH_BUDGETS, over_budget, shown
 
@@ -70,7 +70,7 @@ SETUP_KEYS = ("game", "seats", "seed", "starting_money", "board_spaces")
 
 def write_record(game: PlayGame, path: Path) -> Path:
     """Write the game's record to ``path``, which must not exist yet (never overwritten),
-    atomically (``agents.play.save_game``: a temporary name, fsync, then a rename)."""
+    atomically (``apps.play.save_game``: a temporary name, fsync, then a rename)."""
     try:
         save_game(game, path, overwrite=False)
     except FileExistsError as e:
@@ -147,7 +147,7 @@ class LiveGame:
             return seat, len(s.history), view, legal
 
     def apply_bot_move(self, turn: tuple[int, int], choice: tuple[int, str | None]) -> bool:
-        """Apply ``choice`` (``(action, problem)``, :func:`agents.play.bot_choice`), computed
+        """Apply ``choice`` (``(action, problem)``, :func:`apps.play.bot_choice`), computed
         for ``turn`` (``(seat, decision)``), if the game is still there; whether it was."""
         seat, k = turn
         action, problem = choice
@@ -292,7 +292,7 @@ class LiveGame:
 
 def check_budgets(seats: list[str], game: Any = None) -> None:
     """Refuse (400) a seat whose built-in search player would think longer per move than
-    :data:`~agents.viewer.limits.SEARCH_BUDGETS` allows in ``game`` (a `gamecore.Game`; None:
+    :data:`~apps.viewer.limits.SEARCH_BUDGETS` allows in ``game`` (a `gamecore.Game`; None:
     Last Will). Such a player is built (it is not asked to move) to read its own settings; a
     spec that cannot be built is left to the game's setup to report."""
     for seat, spec in enumerate(seats):
@@ -346,8 +346,8 @@ class LiveSessions:
         self._lock = threading.Lock()
 
     def _add(self, game: Any) -> Any:
-        """Hold a new live game: a Last Will :class:`~agents.play.PlayGame`, or an
-        `agents.tableplay.TableGame` of another game (:mod:`agents.viewer.tablelive`)."""
+        """Hold a new live game: a Last Will :class:`~apps.play.PlayGame`, or an
+        `apps.tableplay.TableGame` of another game (:mod:`apps.viewer.tablelive`)."""
         from .tablelive import TableLive
 
         gid = secrets.token_hex(6)
@@ -365,7 +365,7 @@ class LiveSessions:
     def create(self, body: Any) -> Any:
         """A new game from ``{"game", "seats": [...], "seed", "starting_money",
         "board_spaces"}``: ``game`` names an installed game (Last Will when left out; another
-        game takes ``game``, ``seats`` and ``seed`` only, :mod:`agents.viewer.tablelive`);
+        game takes ``game``, ``seats`` and ``seed`` only, :mod:`apps.viewer.tablelive`);
         ``seats`` lists a spec per seat, exactly one of them ``"human"``."""
         if not isinstance(body, dict):
             raise ViewError("the request body must be a JSON object", allowed=list(SETUP_KEYS))

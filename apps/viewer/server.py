@@ -1,5 +1,5 @@
-"""The ``lastwill view`` web server: a Starlette app over :mod:`agents.viewer.core` and
-:mod:`agents.viewer.live`, run by uvicorn on 127.0.0.1 by default.
+"""The ``lastwill view`` web server: a Starlette app over :mod:`apps.viewer.core` and
+:mod:`apps.viewer.live`, run by uvicorn on 127.0.0.1 by default.
 
 Routes (every answer is JSON but the page and its files; a bad request is answered with a 4xx
 status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
@@ -15,7 +15,7 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
 - ``GET /api/logs/{log}/games?entrant=SPEC&winner=SPEC``: the game list.
 - ``GET /api/logs/{log}/games/{game}?seat=all|S``: decisions (named as that view saw them),
   money over the decisions, round starts, results. A game other than Last Will (the log's
-  ``game``, :mod:`agents.viewer.tablegame`) answers with its ``game_name`` and the moments of
+  ``game``, :mod:`apps.viewer.tablegame`) answers with its ``game_name`` and the moments of
   that view (another seat's hidden moves one moment each); its frames are numbered by those
   moments, and its analysis is refused (no policy of it is read here).
 - ``GET /api/logs/{log}/games/{game}/frames/{k}?seat=all|S``: the table before decision k.
@@ -29,16 +29,16 @@ status and ``{"error": "what was wrong", "allowed": ...}`` and changes nothing):
   an installed game, Last Will when left out; the last two are Last Will's), or
   ``{"resume": {"log", "game"}}``; ``GET /api/live/{id}``;
   ``POST /api/live/{id}/act {"action", "decision"}``; ``POST /api/live/{id}/save {"name"}``.
-  A live game other than Last Will (:mod:`agents.viewer.tablelive`) says its ``game``; its
+  A live game other than Last Will (:mod:`apps.viewer.tablelive`) says its ``game``; its
   ``decision`` counts the person's own decisions (nothing counts the others' hidden moves).
 
-The server serves only what it was given (:mod:`agents.viewer.files`): the files and folders
+The server serves only what it was given (:mod:`apps.viewer.files`): the files and folders
 it was started with, its save folder and the shipped examples; a path outside them is answered
 like a missing file. Every ``/api/`` request carries the session token printed in the URL that
 ``lastwill view`` opens, and requests whose ``Host`` is not this machine's loopback name are
-refused (no DNS rebinding; :mod:`agents.viewer.guard`). A POST must carry ``Content-Type:
+refused (no DNS rebinding; :mod:`apps.viewer.guard`). A POST must carry ``Content-Type:
 application/json`` (no cross-site form posts) and a body of at most 1 MiB, nested at most 64
-levels (:mod:`agents.viewer.limits`); the page's Content-Security-Policy lets it load and fetch
+levels (:mod:`apps.viewer.limits`); the page's Content-Security-Policy lets it load and fetch
 from this server only.
 """
 
@@ -64,11 +64,11 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.policyfiles import known_names
+from agents.timelimit import DEFAULT_MOVE_TIME_LIMIT
 from gamecore import DEFAULT_GAME, game_names, load_game
 
 from ..play import HUMAN
-from ..policyfiles import known_names
-from ..timelimit import DEFAULT_MOVE_TIME_LIMIT
 from . import EXAMPLES_DIR, STATIC_DIR, limits
 from .core import (
     ALL,
@@ -201,7 +201,7 @@ class SecurityHeaders:
 
 def _start(paths: Any, roots: Roots, sources: Sources):
     """Serve ``paths`` (a file or folder, or a list of them): folders join ``roots``, files
-    are opened in order; the first file's :class:`~agents.viewer.core.LogSource` (or None)."""
+    are opened in order; the first file's :class:`~apps.viewer.core.LogSource` (or None)."""
     if paths is None:
         items: list[Any] = []
     elif isinstance(paths, str | Path):
@@ -287,11 +287,11 @@ def seat_choices(game: str = DEFAULT_GAME) -> list[dict[str, str]]:
     """The players the Play tab offers for a seat of ``game``, each ``{"spec", "label",
     "group"}``: the person, every registered player of that game but ``ppo`` and the search
     players (group ``bots``), the lab's policies (``policies``, Last Will's), then the search
-    players at their default budgets, within :data:`~agents.viewer.limits.SEARCH_BUDGETS`
+    players at their default budgets, within :data:`~apps.viewer.limits.SEARCH_BUDGETS`
     (``search``; for another game only ``mc``: ``mcts`` needs a policy of the game)."""
-    from ..mcts import DEFAULT_SIMS
-    from ..registry import entries
-    from ..search import MCAgent
+    from agents.mcts import DEFAULT_SIMS
+    from agents.registry import entries
+    from agents.search import MCAgent
 
     lastwill = game == DEFAULT_GAME
     mc = {k: p.default for k, p in inspect.signature(MCAgent).parameters.items()}
@@ -377,8 +377,7 @@ class Viewer:
     # -- the server and its files ------------------------------------------------------------
     def meta(self, request: Request) -> dict[str, Any]:
         import lastwill_env
-
-        from ..registry import entries
+        from agents.registry import entries
 
         players = [{"name": e.name, "summary": e.summary, "params": e.params} for e in entries()]
         return {
@@ -492,7 +491,7 @@ class Viewer:
 
     def live_get(self, request: Request) -> dict[str, Any]:
         live = self.sessions.get(request.path_params["gid"])
-        with live.lock:  # never held while a bot thinks (agents.viewer.live)
+        with live.lock:  # never held while a bot thinks (apps.viewer.live)
             return live.snapshot()
 
     def live_act(self, request: Request, body: Any) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 """Replays of the games other than Last Will (Money!), through the `gamecore.Game` seam alone.
 
-Last Will keeps its own pages (:mod:`agents.viewer.core`); a log or game file of another game
+Last Will keeps its own pages (:mod:`apps.viewer.core`); a log or game file of another game
 (its game read by :mod:`agents.gamelog`: a log header's ``game``, else a play record's own) is
 replayed here and drawn by that game's renderer in the page (``"game_name"`` in every answer).
 
@@ -12,7 +12,7 @@ length, so not even the size of a hidden bid shows in the numbering. A moment is
 watching seat's views alone: its own move by `Game.move_text`, the others' by
 `Game.change_text` between its views before and after (a reveal, an exchange, a new round).
 Its picture (:func:`seat_frame`) is ``Game.view_text`` of that seat's `Game.player_view` and the
-game's structured board read from the same view (:mod:`agents.viewer.money`), nothing else.
+game's structured board read from the same view (:mod:`apps.viewer.money`), nothing else.
 The omniscient view (``seat=all``) has one moment per decision and every seat's own view.
 """
 
@@ -23,10 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from agents.gamelog import GameLogError, check_record
 from gamecore import load_game
 from gamecore.game import SILENT, Game
 
-from ..gamelog import GameLogError, check_record
 from . import money
 from .core import ALL, ViewError
 
@@ -176,7 +176,7 @@ def seat_entries(
 
 def build_replay(record: dict[str, Any], game_name: str, index: int, where: str) -> TableReplay:
     """The replay of game ``index`` (``record``) of a file of ``game_name`` (the
-    :class:`~agents.viewer.core.ReplayCache`'s builder of the games other than Last Will)."""
+    :class:`~apps.viewer.core.ReplayCache`'s builder of the games other than Last Will)."""
     return TableReplay.build(record, load_game(game_name), index, where)
 
 

@@ -1,12 +1,12 @@
 """Live games of the games other than Last Will (Money!) in the browser: one person and bots.
 
-The game is an `agents.tableplay.TableGame` (what ``lastwill play --game NAME`` plays at the
-terminal), set up by `agents.tableplay.new_table` from the request's seats; after every move of
+The game is an `apps.tableplay.TableGame` (what ``lastwill play --game NAME`` plays at the
+terminal), set up by `apps.tableplay.new_table` from the request's seats; after every move of
 the person the bots play until the person must decide again or the game ends, each bot's move
-computed outside the game's lock (as :mod:`agents.viewer.live` does for Last Will).
+computed outside the game's lock (as :mod:`apps.viewer.live` does for Last Will).
 
 What the page gets (:meth:`TableLive.snapshot`) is drawn from the person's seat's
-`Game.player_view` alone (:mod:`agents.viewer.tablegame`): the picture, the person's legal
+`Game.player_view` alone (:mod:`apps.viewer.tablegame`): the picture, the person's legal
 moves said by `Game.move_text`, and the moments of the game as that seat saw them, where a run
 of another seat's moves that the game tells nobody of (a card added to a sealed Money! bid) is
 one moment whatever its length. Nothing in it counts the others' hidden moves: the deal seed is
@@ -14,10 +14,10 @@ sent only once the game is over (it decides every hand), and the number a move m
 (``"decision"``, which guards against a second click) is the count of the person's own
 decisions so far. A bot that fails on a hidden move is reported without naming that move.
 
-A finished game is written to the save folder as `agents.tableplay.table_record` writes it (an
+A finished game is written to the save folder as `apps.tableplay.table_record` writes it (an
 arena row plus ``"type": "play"`` and ``"game"``), so the replay pages open it. A file is never
 overwritten. Requests that cannot be honoured raise
-:class:`~agents.viewer.core.ViewError` and change nothing.
+:class:`~apps.viewer.core.ViewError` and change nothing.
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from agents.safeio import write_json
+from agents.timelimit import AgentFault
 from gamecore.agent import overrides_observe
 from gamecore.game import SILENT, Game
 from gamecore.plain import in_words
 
-from ..safeio import write_json
 from ..tableplay import (
     HUMAN,
     TableGame,
@@ -42,7 +43,6 @@ from ..tableplay import (
     new_table,
     table_record,
 )
-from ..timelimit import AgentFault
 from .core import ViewError
 from .limits import SAVE_NAME_RE as NAME_RE
 from .limits import shown
@@ -66,7 +66,7 @@ def write_record(record: dict[str, Any], path: Path) -> Path:
 
 
 class TableLive:
-    """One live game of a `gamecore.Game` (the interface of :class:`agents.viewer.live.
+    """One live game of a `gamecore.Game` (the interface of :class:`apps.viewer.live.
     LiveGame`: ``lock``, :meth:`advance`, :meth:`act`, :meth:`save`, :meth:`snapshot`)."""
 
     def __init__(self, gid: str, tg: TableGame, save_dir: Path) -> None:

@@ -746,7 +746,7 @@ class SprinterBot(RacerBot):
     round, and it expects to spend £18 a round instead of £14 (so it sees the last round
     coming sooner and plays for it). With 4 or 5 players it plays exactly as the racer. These
     weights were chosen by paired games against racers at 3 players (any setting can be played
-    so: `benchmarks/reference_tables.py --policy racer:errand_weight=0.1:order_weight=0:
+    so: `python -m labreports.reference_tables --policy racer:errand_weight=0.1:order_weight=0:
     base_rate=18 --panel racer`); docs/EXPERIMENTS.md (Bots) gives the figures.
     """
 

@@ -95,7 +95,7 @@ _STATE_ENTRIES: dict[str, tuple[Callable[[Any], bool], str]] = {
 }
 
 
-def _read_state(run: Path) -> dict[str, Any]:
+def read_state(run: Path) -> dict[str, Any]:
     """The expert-iteration entries of `run`'s state.json, checked (the run loop checks its
     own when it resumes the run); a state of before the run loop reads the same."""
     path = run / STATE
@@ -172,7 +172,7 @@ def _check_start(run: Path, cfg: ExpertConfig, resume: bool) -> dict[str, Any] |
     update; the state of the run resumed (the run loop checks the directory)."""
     st = None
     if resume:
-        st = _read_state(run)
+        st = read_state(run)
         _check_settings(st, cfg)
         _check_buffer(run, cfg, st["iteration"] + 1)
     start_policy(cfg)

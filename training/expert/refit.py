@@ -87,19 +87,19 @@ def best_move_targets(data: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def _run_game(run: Path) -> str:
     """The game the run's state names (Last Will where it names none or cannot be read)."""
-    from .loop import ExpertError, _read_state
+    from .loop import ExpertError, read_state
 
     try:
-        return str(_read_state(run)["config"].get("game", DEFAULT_GAME))
+        return str(read_state(run)["config"].get("game", DEFAULT_GAME))
     except ExpertError:
         return DEFAULT_GAME
 
 
 def _run_config(run: Path) -> ExpertConfig:
-    from .loop import ExpertError, _read_state
+    from .loop import ExpertError, read_state
 
     try:
-        saved = _read_state(run)["config"]
+        saved = read_state(run)["config"]
         return ExpertConfig.from_dict({**saved, "progress": False})
     except (ExpertError, ExpertConfigError, TypeError) as e:
         raise RefitError(f"{run}: not an expert-iteration run whose settings load ({e})") from e

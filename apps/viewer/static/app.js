@@ -637,7 +637,7 @@ function prevRound() {
 
 // ------------------------------------------------------------------------------------------
 // games other than Last Will (Money!): the server draws every picture from the watched seat's
-// own view (agents/viewer/tablegame.py); a game without a board of its own shows its text only
+// own view (apps/viewer/tablegame.py); a game without a board of its own shows its text only
 
 const LASTWILL = "lastwill";
 
