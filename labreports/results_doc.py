@@ -686,8 +686,9 @@ SECTIONS = (
         "`texas_holdem_no_limit_v6` (and its cost relative to the engine under it), the all-seat "
         "trainer against the single-seat SB3 recipe (4 players, the same network), the "
         "search's simulations, engine steps and network calls per simulation and where its time "
-        "goes; and Money!'s engine, its generic PettingZoo env (`gameenv`) against the same "
-        "holdem, and the arena over it against its engine (`speed_money`). Seconds depend on the "
+        "goes; and Money!'s engine, its own PettingZoo env (`money_env.env`) and the generic one "
+        "(`gameenv`) against the same holdem, and the arena over it against its engine "
+        "(`speed_money`). Seconds depend on the "
         "machine and its load; compare ratios, not seconds.",
     ),
     (
