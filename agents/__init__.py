@@ -1,7 +1,8 @@
 """Bots, players and the match harness that plays them; the applications on top of them are
 the package ``apps``.
 
-Three layers, lowest first (the lists are in ``tests/test_architecture.py``, which enforces them):
+Three layers, lowest first (the lists are in ``tests/tools/test_architecture.py``, which enforces
+them):
 
 - the foundation: the agent protocol (:mod:`agents.base`), the trust grants, safe file writing
   and reading, the prior bonus and the `PriorSource` of residual policies, deal seeds;

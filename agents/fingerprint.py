@@ -4,7 +4,7 @@
 `agents.behaviour.DEALS` (the games and the hash are `agents.behaviour`'s). A policy file over a
 prior records its bot's fingerprint, and loading the file checks that the bot still plays the
 same moves (`agents.registry.RegistryPriors`); the same number for any spec pins what a player
-plays (tests/test_no_behaviour_change.py pins the shipped reference's).
+plays (tests/training/test_no_behaviour_change.py pins the shipped reference's).
 """
 
 from __future__ import annotations

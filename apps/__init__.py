@@ -3,7 +3,7 @@
 (`apps.play` for Last Will's table, `apps.tableplay` for any installed game), the replay of a
 logged game as text (`apps.replay`) and the web viewer (`apps.viewer`).
 
-Import rules (enforced by ``tests/test_architecture.py``): ``apps`` may import every package
+Import rules (enforced by ``tests/tools/test_architecture.py``): ``apps`` may import every package
 of the lab (``gamecore``, the games, ``gameenv``, ``agents``, ``training``); none of them
 imports ``apps``. Commands import torch, and the trainers, only when they run.
 """

@@ -6,7 +6,7 @@ It serves the shipped log on 127.0.0.1 and opens game 0 as the policy's seat see
 first decision of that seat in an action turn of round 2 or later with a real choice (at least
 three legal actions) where its policy gives a value. It saves a palette PNG (to keep the file
 small) and beside it ``viewer.json``: the digests of the log and of the page it was made from,
-the decision and the PNG's digest. ``tests/test_viewer_screenshot.py`` fails when the page or
+the decision and the PNG's digest. ``tests/apps/test_viewer_screenshot.py`` fails when the page or
 the log changed since (run this script again and commit both files).
 """
 

@@ -7,7 +7,7 @@ Standard library only (it reads `lastwill_env.engine.CATALOGUE`, the validated c
   companion add-ons or slots, and a helper's privilege, in the words of docs/RULES.md §4.4.
 - :func:`find_card` a card by (case-insensitive) name, with close matches in the error.
 - :func:`cards_markdown` the whole of docs/CARDS.md. The file is generated, never edited by
-  hand; ``tests/test_docs.py`` fails when the committed copy differs from the data:
+  hand; ``tests/tools/test_docs.py`` fails when the committed copy differs from the data:
 
       python -m lastwill_env.cardref --write docs/CARDS.md   # regenerate
       python -m lastwill_env.cardref --check docs/CARDS.md   # exit 1 when stale
@@ -283,8 +283,8 @@ def _md_head() -> list[str]:
     add("")
     add(
         "Generated from `lastwill_env/data/cards.json` by `python -m lastwill_env.cardref "
-        "--write docs/CARDS.md`; do not edit it by hand (`tests/test_docs.py` fails when it is "
-        "stale). The rules that use these numbers are in docs/RULES.md; its §2 (component "
+        "--write docs/CARDS.md`; do not edit it by hand (`tests/tools/test_docs.py` fails when it "
+        "is stale). The rules that use these numbers are in docs/RULES.md; its §2 (component "
         "counts) and §9 (rulings) override anything here."
     )
     add("")

@@ -27,8 +27,8 @@ currency's notes and of every number of coins is tabulated once, and a hand's is
 read straight from the state without building the view: the env and the trainers call it at
 every decision. `ObservationCache` gives the same vectors for one game, re-encoding a seat's
 only where it changed since that seat's last one (Money!'s env, `money_env.env`).
-tests/money_reference_encoder.py keeps the first, plain encoder, the one the tests hold this one
-to.
+tests/support/money_reference_encoder.py keeps the first, plain encoder, the one the tests hold
+this one to.
 
 The layout text (`obs_layout_text()`) is what `money_env.ACTION_TABLE_HASH` covers together
 with the action table: changing any piece changes the hash. This module imports numpy only when
@@ -196,7 +196,7 @@ def obs_layout_text() -> str:
 # of a few hundred positions by one `take`; one `np.bincount` of them (the whole numbers); the
 # scalars set (sizes, scores, the pile, the round); one float32 division into the output. That
 # division is exact up to its one rounding: each entry is the float32 nearest the exact
-# quotient, as it was when the plain encoder (tests/money_reference_encoder.py) summed
+# quotient, as it was when the plain encoder (tests/support/money_reference_encoder.py) summed
 # 1/copies or value/300 card by card in float64 (sums that lie far closer to the exact quotient
 # than any float32 rounding boundary can); the tests check the two bit for bit.
 

@@ -9,7 +9,7 @@ extra) on the `python3` kernel, from this folder (the notebooks' data paths are 
 it); a failing cell stops the script with that cell's error and leaves the file as it was. No
 timings are recorded, so a rerun of unchanged code changes only what the code prints. The
 digest of the code cells' sources is stored in the notebook's metadata (`lastwill`,
-`sources_sha256`): `--check` and tests/test_notebooks.py compare it with the sources, so
+`sources_sha256`): `--check` and tests/tools/test_notebooks.py compare it with the sources, so
 outputs left over from code that has since changed are found. `--check` exits with 1 and a
 line per problem.
 """

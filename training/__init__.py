@@ -5,7 +5,7 @@ What belongs here: self-play loops, the opponent pool, checkpoint saving and loa
 checkpoint stores the env version and action-table hash, and loading refuses a mismatch),
 and training configuration.
 
-Import rules (enforced by ``tests/test_architecture.py``): ``training`` may import
+Import rules (enforced by ``tests/tools/test_architecture.py``): ``training`` may import
 ``agents`` and ``lastwill_env``; nothing outside ``training`` imports it but the applications
 (``apps``: `lastwill train`, `lastwill expert`, ...) and tests.
 """

@@ -81,7 +81,7 @@ def new_checkpoint_problem(out: Path) -> str | None:
 @lru_cache(maxsize=1)
 def lab_version() -> str:
     """The lab's version: the installed `lastwill-lab` package's (its one home is
-    `lastwill_env.__version__`, which the package metadata reads; tests/test_version.py keeps
+    `lastwill_env.__version__`, which the package metadata reads; tests/core/test_version.py keeps
     the two equal), "unknown" where the lab is not installed."""
     from importlib.metadata import PackageNotFoundError, version
 

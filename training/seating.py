@@ -18,7 +18,7 @@ env's pool (`training.pool.OpponentPool.draw`), and through the rollout the expl
   snapshot yet, the learner (and with no learner weights yet either, a bot).
 
 Every draw is one call of the table's own `random.Random`, in a fixed order, so that the same
-seed seats the same tables (the checkpoint digests of `tests/test_no_behaviour_change.py`).
+seed seats the same tables (the checkpoint digests of `tests/training/test_no_behaviour_change.py`).
 """
 
 from __future__ import annotations
