@@ -8,8 +8,8 @@ environments and build output excluded). Rules:
    standard library and itself at import time (numpy inside a function, for the default
    encoders) and nothing of the lab.
 2. A game package (``lastwill_env/**``, ``money_env/**``) never imports ``agents``,
-   ``training``, ``gameenv`` or another game; its own AEC env may import
-   ``gameenv.wrappers`` (PettingZoo's wrappers, which import PettingZoo alone).
+   ``training`` or another game. It may import ``gameenv``, the env machinery below the games
+   (its own envs are built on it), which never imports a game (rule 8).
 3. ``agents/**`` never imports ``training``.
 4. Nothing imports ``training`` except ``training`` itself, the applications (``apps``) and
    the tools of rule 10 (tests are not scanned).
@@ -133,9 +133,7 @@ GAME_SPECIFIC: dict[str, str] = {
 }
 # The applications, on top (rule 9), and the packages below them, which never import them
 APPS = "apps"
-BELOW_APPS = ("gamecore", *sorted(GAME_PACKAGES), "gameenv", "agents", "training")
-# The one module of gameenv a game's own env may import (rule 2)
-GAME_WRAPPERS = "gameenv.wrappers"
+BELOW_APPS = ("gamecore", "gameenv", *sorted(GAME_PACKAGES), "agents", "training")
 # The tools beside the applications (rule 10): nothing of the lab imports them
 TOOLS = ("labreports", "benchmarks")
 
@@ -251,11 +249,7 @@ def check_source(module: str, source: str, is_package: bool = False) -> list[str
                 f"imports {name!r}; gamecore imports the standard library and itself (numpy "
                 f"only inside a function, for a default encoder) and nothing of the lab",
             )
-        if (
-            game
-            and top in {"agents", "training", "gameenv"}
-            and not _is_within(name, GAME_WRAPPERS)
-        ):
+        if game and top in {"agents", "training"}:
             report(line, "env-no-upward", f"imports {name!r}; {game} never imports {top}")
         if game and top in GAME_PACKAGES and top != game:
             report(line, "game-alone", f"imports {name!r}; a game never imports another game")
@@ -509,7 +503,6 @@ def test_the_state_checks_name_the_rules_nowhere_not_even_for_types() -> None:
         ("lastwill_env.env", "from agents.base import RandomAgent\n", "env-no-upward"),
         ("lastwill_env.bots.racer", "from agents.search import MCAgent\n", "env-no-upward"),
         ("money_env.lab", "def f():\n    import training\n", "env-no-upward"),
-        ("money_env.env", "from gameenv.aec import raw_env\n", "env-no-upward"),
         ("lastwill_env.engine.game", "from money_env.engine import cards\n", "engine-stdlib-only"),
         ("money_env.engine.game", "from gamecore.agent import BaseAgent\n", "engine-stdlib-only"),
         ("money_env.lab", "from lastwill_env.engine import GameState\n", "game-alone"),
@@ -570,6 +563,7 @@ def test_checker_reports_violation(module: str, source: str, rule: str) -> None:
         ("lastwill_env.engine.rules", "from lastwill_env.engine.cards import Card\n", False),
         ("lastwill_env.env", "import numpy\nfrom lastwill_env.engine import new_game\n", False),
         ("money_env.env", "from gameenv.wrappers import OrderEnforcing\n", False),
+        ("lastwill_env.env", "from gameenv import check_players\n", False),
         ("agents.arena", "from gamecore import load_game\n", False),
         ("apps.play", "from lastwill_env.engine import player_view\n", False),
         ("apps.viewer.core", "from lastwill_env.engine import player_view\n", False),
