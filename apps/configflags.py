@@ -3,10 +3,13 @@ default read from the field, its help from a table (:class:`Flag`), so that a se
 written once, beside its help.
 
 A field `learning_rate: float` becomes `--learning-rate <float>`; a `bool` the pair
-`--pfsp/--no-pfsp`; a text or a list of numbers or words (`list[int]`, `int | list[int]`) a
-text option (`<text>`, `<list>`), which the command parses. Every option's parameter default is
-None, "not given", so the command passes on only the settings given and the dataclass fills the
-rest; the help writes the field's default at its end (:func:`apps.command.help_default`).
+`--pfsp/--no-pfsp`; a `Path` a path option (`<path>`); a text or a list of numbers or words
+(`list[int]`, `int | list[int]`) a text option (`<text>`, `<list>`), which the command (or the
+dataclass) parses. An option's parameter default is None, "not given", so the command passes on
+only the settings given and the dataclass fills the rest; the help writes the field's default at
+its end (:func:`apps.command.help_default`). Where the table says so (`Flag.shown`), the
+parameter default is the field's own, which typer shows (`[default: X]`); a field without a
+default is a required option (`[required]`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import types
 import typing
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import MISSING, Field, dataclass, fields
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -32,6 +36,11 @@ class Flag:
     metavar: str | None = None  # a text setting's (else <text>); a list's is always <list>
     # what an empty default (None, '', []) stands for, or why a default is what it is
     default: str = ""
+    # the parameter default is the field's own, shown by typer (not None, written in the help)
+    shown: bool = False
+    # the option's names where not the field's (`--x`, a bool's `--x/--no-x`): a short name
+    # (`("--num-players", "-n")`), a flag without its `--no-` pair (`("--resume",)`)
+    names: tuple[str, ...] = ()
 
 
 def flag_name(name: str) -> str:
@@ -48,7 +57,7 @@ def kind(annotation: Any) -> tuple[str, type]:
     """("scalar" | "list" | "one_or_list", element type) of a field's annotation; an optional
     one (`X | None`) is the kind of `X`."""
     if isinstance(annotation, str):
-        annotation = eval(annotation, vars(typing), {})  # noqa: S307 - a dataclass's own
+        annotation = eval(annotation, {**vars(typing), "Path": Path}, {})  # noqa: S307
     origin = typing.get_origin(annotation)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(annotation) if a is not type(None)]
@@ -82,19 +91,37 @@ def shown_default(f: Field, flag: Flag) -> str:
     return f"{value}, {flag.default}" if flag.default else str(value)
 
 
-def _annotation(f: Field, flag: Flag) -> Any:
-    """The typer annotation of a field's option (its parameter default: None)."""
+def _required(f: Field) -> bool:
+    """Whether a field has no default (its option is required)."""
+    return f.default is MISSING and f.default_factory is MISSING  # type: ignore[misc]
+
+
+def _option(f: Field, flag: Flag) -> inspect.Parameter:
+    """A field's option: its typer annotation and parameter default (None, the field's own
+    default, or none for a required one)."""
     shape, elem = kind(f.type)
-    text = help_default(flag.help, shown_default(f, flag))
+    own = flag.shown or _required(f)  # typer shows the default (or [required])
+    text = flag.help if own else help_default(flag.help, shown_default(f, flag))
     name = flag_name(f.name)
     if shape == "scalar" and elem is bool:
-        decl = f"{name}/--no-{f.name.replace('_', '-')}"
-        return Annotated[bool | None, typer.Option(decl, help=text, rich_help_panel=flag.panel)]
-    if shape == "scalar" and elem in (int, float):
-        return Annotated[elem | None, typer.Option(name, help=text, rich_help_panel=flag.panel)]
-    metavar = (flag.metavar or "<text>") if shape == "scalar" else "<list>"
-    option = typer.Option(name, help=text, rich_help_panel=flag.panel, metavar=metavar)
-    return Annotated[str | None, option]
+        decls = flag.names or (f"{name}/--no-{f.name.replace('_', '-')}",)
+        option = typer.Option(*decls, help=text, rich_help_panel=flag.panel)
+    elif shape == "scalar" and elem in (int, float, Path):
+        extra = {"metavar": flag.metavar} if flag.metavar else {}
+        option = typer.Option(
+            *(flag.names or (name,)), help=text, rich_help_panel=flag.panel, **extra
+        )
+    else:
+        elem = str
+        metavar = (flag.metavar or "<text>") if shape == "scalar" else "<list>"
+        option = typer.Option(
+            *(flag.names or (name,)), help=text, rich_help_panel=flag.panel, metavar=metavar
+        )
+    if _required(f):
+        return keyword(f.name, Annotated[elem, option], inspect.Parameter.empty)
+    if flag.shown:
+        return keyword(f.name, Annotated[elem, option], default_value(f))
+    return keyword(f.name, Annotated[elem | None, option])
 
 
 def setting_options(
@@ -112,7 +139,7 @@ def setting_options(
         flag = flags.get(name, missing)
         if flag is None or name not in by_name:
             raise KeyError(f"{config.__name__}.{name}: no such setting, or no help for its flag")
-        out.append(keyword(name, _annotation(by_name[name], flag)))
+        out.append(_option(by_name[name], flag))
     return out
 
 

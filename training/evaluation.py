@@ -21,6 +21,7 @@ from gamecore import DEFAULT_GAME
 from . import tblog
 from .config import TrainConfig
 from .progress import TrainProgress
+from .seeds import evaluation_seed
 
 __all__ = ["eval_scalars", "evaluate"]
 
@@ -66,7 +67,7 @@ def evaluate(
         panel=cfg.eval_bots,
         num_players=counts,
         games=cfg.eval_games,
-        seed=cfg.seed + 17,
+        seed=evaluation_seed(cfg.seed),
         deals=deals,
         anchor="random",
         workers=cfg.eval_workers,

@@ -24,6 +24,7 @@ from .exploit import exploit
 from .pool import PoolRegistry, SnapshotInfo
 from .rundir import rel
 from .seating import draw_player_count
+from .seeds import exploiter_seed
 
 __all__ = ["LEAGUE", "League", "train_exploiter"]
 
@@ -40,7 +41,7 @@ def train_exploiter(run: Path, main: Path, cfg: TrainConfig, step: int, rng) -> 
         n,
         cfg.exploiter_steps,
         run / "exploiters" / ex_id,
-        seed=cfg.seed + step,
+        seed=exploiter_seed(cfg.seed, step),
         eval_games=cfg.exploiter_games,
         train_eval_games=max(cfg.exploiter_games // 4, 8),
         panel=[],

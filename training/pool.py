@@ -35,6 +35,7 @@ from gamecore import DEFAULT_GAME, load_game
 from gamecore.plain import is_int
 
 from .seating import BOT, BOT_TABLE, SNAPSHOT, draw_seat, draw_table
+from .seeds import opponent_bot_seed
 
 
 @dataclass
@@ -171,7 +172,9 @@ class OpponentPool:
         # another game's bots are built for it; Last Will's with today's call
         extra = {} if self.game.name == DEFAULT_GAME else {"game": self.game}
         self.bot_specs = list(bots)
-        self.bots = [make_agent(b, seed=seed + i, **extra) for i, b in enumerate(bots)]
+        self.bots = [
+            make_agent(b, seed=opponent_bot_seed(seed, i), **extra) for i, b in enumerate(bots)
+        ]
         self.p_latest = p_latest
         self.p_bots_min = p_bots_min
         self.p_bot_table = p_bot_table

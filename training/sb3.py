@@ -32,6 +32,7 @@ from .pool import PoolRegistry
 from .progress import TrainProgress
 from .rundir import TrainError
 from .runloop import RunLoop, run
+from .seeds import vec_env_seed
 
 __all__ = ["SB3Trainer", "SelfPlayCallback", "train_single_seat"]
 
@@ -79,7 +80,7 @@ class SB3Trainer:
         subproc = cfg.vec_env == "subproc" and cfg.n_envs > 1
         vec = SubprocVecEnv(fns) if subproc else DummyVecEnv(fns)
         self.vec = VecMonitor(vec)  # episode returns and lengths for SB3's rollout/ep_* scalars
-        self.vec.seed(cfg.seed + loop.step)
+        self.vec.seed(vec_env_seed(cfg.seed, loop.step))
         self.resumed = checkpoint is not None
         self.model = self._load(checkpoint) if checkpoint is not None else self._new_model()
 

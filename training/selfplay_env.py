@@ -35,6 +35,7 @@ from gamecore.agent import overrides_observe
 
 from .config import TrainConfig
 from .pool import OpponentPool
+from .seeds import env_worker_seed
 
 
 class _Timed:
@@ -93,7 +94,7 @@ class SelfPlayEnv(gym.Wrapper):
             cfg.p_latest,
             cfg.p_bots_min,
             cfg.pfsp,
-            seed=cfg.seed * 1000 + worker,
+            seed=env_worker_seed(cfg.seed, worker),
             p_bot_table=cfg.p_bot_table,
             game=game,
         )

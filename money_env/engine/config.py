@@ -8,6 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from gamecore.plain import is_int
+
 MIN_PLAYERS = 3
 MAX_PLAYERS = 5
 PLAYER_COUNTS: tuple[int, ...] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
@@ -17,11 +19,6 @@ SEED_RANGE = "0 to 2**64 - 1"
 
 class ConfigError(ValueError):
     """A configuration value is not allowed; the message names the value and the choices."""
-
-
-def is_int(v: Any) -> bool:
-    """True for an ``int`` that is not a ``bool`` (a flag is not a count)."""
-    return isinstance(v, int) and not isinstance(v, bool)
 
 
 def check_player_count(n: Any, name: str = "num_players") -> int:

@@ -18,10 +18,12 @@ import operator
 import random
 from typing import Any
 
+from gamecore.plain import is_int
+
 from .actions import ADD, COMMIT, KEEP, NUM_ACTIONS, TAKE_BID, TAKE_LEFT, TAKE_RIGHT
 from .actions import describe_action as describe_action
 from .cards import CARDS, GROUP_SIZE, KIND, VALUE, bluff_of, in_play, is_bluff
-from .config import GameConfig, check_seed, is_int
+from .config import GameConfig, check_seed
 from .score import seat_results
 from .tables import (  # noqa: F401 - re-exported
     BID_PHASE,

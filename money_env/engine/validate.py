@@ -19,9 +19,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from gamecore.plain import is_int
+
 from .actions import NUM_ACTIONS
 from .cards import NUM_CARDS, bluff_of, in_play, is_bluff
-from .config import MASK64, ConfigError, GameConfig, is_int
+from .config import MASK64, ConfigError, GameConfig
 from .tables import BID_PHASE, GAME_OVER, MAX_DECISIONS_PER_GAME, MAX_ROUNDS
 
 

@@ -32,6 +32,7 @@ from ..pool import PoolRegistry
 from ..progress import TrainProgress
 from ..rundir import TrainError, load_state
 from ..runloop import League, RunLoop, run
+from ..seeds import rollout_seed, update_seed
 from . import draws
 from .batch import sparse_batch
 from .network import build_model
@@ -254,8 +255,8 @@ class AllSeatTrainer:
 
         cfg = self.cfg
         step = loop.step
-        self.rollout = Rollout(cfg, seed=cfg.seed * 1_000_003 + step)
-        self.update_rng = rng = np.random.default_rng(cfg.seed * 7919 + step)
+        self.rollout = Rollout(cfg, seed=rollout_seed(cfg.seed, step))
+        self.update_rng = rng = np.random.default_rng(update_seed(cfg.seed, step))
         self._restore(loop)
         self.writer = SummaryWriter(str(self.run_dir / "tb" / "PPO_1"))
         loop.begin(step, self.writer)

@@ -55,6 +55,7 @@ from ..seating import (
     draw_seat,
     draw_table,
 )
+from ..seeds import opponent_bot_seed, prior_bot_seed, teacher_seed
 from .batch import sparse_batch
 
 LEARNER = "learner"
@@ -143,15 +144,17 @@ class Rollout:
         self._bind(load_game(cfg.game))
         self.rng = random.Random(seed)
         self.np_rng = np.random.default_rng(seed)
-        self.bots = {b: self._agent(b, seed + i) for i, b in enumerate(cfg.bots)}
+        self.bots = {b: self._agent(b, opponent_bot_seed(seed, i)) for i, b in enumerate(cfg.bots)}
         self.bot_specs = list(cfg.bots)  # drawn from: a bot listed twice is drawn twice as often
         # kickstarting: the teacher is asked at every learner decision while `teaching` is on
         self.teacher = (
-            self._agent(cfg.kickstart_teacher, seed + 7717) if cfg.kickstart_teacher else None
+            self._agent(cfg.kickstart_teacher, teacher_seed(seed))
+            if cfg.kickstart_teacher
+            else None
         )
         self.teaching = self.teacher is not None
         # a prior: its bot's choice is asked at every learner decision and raises that logit
-        self.prior_bot = self._agent(cfg.prior, seed + 7919) if cfg.prior else None
+        self.prior_bot = self._agent(cfg.prior, prior_bot_seed(seed)) if cfg.prior else None
         self.prior_weight = float(cfg.prior_weight)
         # `ppo:PATH` bots (arg-max players) are answered in batches, like snapshots
         self.frozen_bots: dict[str, NumpyPolicy] = {

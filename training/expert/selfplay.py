@@ -41,6 +41,7 @@ from typing import Any
 
 import numpy as np
 
+from ..seeds import playout_cap_seed, search_seed
 from .targets import POLICY_TARGETS, improved_policy
 
 
@@ -84,9 +85,6 @@ def _pick(legal: list[int], visits: list[int], explore: bool, rng: random.Random
     return legal[best]
 
 
-_CAP_SALT = 0xCA9  # the full-or-cheap coin's generator, apart from the game's
-
-
 def play(
     searcher: Any,
     n: int,
@@ -108,8 +106,8 @@ def play(
         raise ValueError(f"policy_target={policy_target!r}; use one of {POLICY_TARGETS}")
     game = searcher.game
     rng = random.Random(seed)
-    coin = random.Random(seed ^ _CAP_SALT)
-    searcher.rng.seed(seed ^ 0x5EA5C4)
+    coin = random.Random(playout_cap_seed(seed))
+    searcher.rng.seed(search_seed(seed))
     state = game.new_game(game.make_config(n), seed)
     rec = GameRecord(n=n, seed=seed)
     seen = [0] * n

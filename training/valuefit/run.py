@@ -1,5 +1,6 @@
-"""`lastwill value-fit`'s work: record self-play games of a policy (or read saved ones), fit
-its critic on their results (`fit`), and write a checkpoint with the same actor and the fitted
+"""`lastwill value-fit`'s work (`run_value_fit`, its settings a `ValueFitConfig`,
+`training.valuefit.config`): record self-play games of a policy (or read saved ones), fit its
+critic on their results (`fit`), and write a checkpoint with the same actor and the fitted
 critic, whose sidecar holds the settings and the calibration of both critics on the held-out
 games. It never replaces a file. `game` names the game (`gamecore.game_names`, Last Will by
 default): the policy, the rows and the checkpoint are that game's."""
@@ -12,9 +13,10 @@ from typing import Any
 
 import numpy as np
 
-from gamecore import DEFAULT_GAME, Game, GameNotFound, game_names, load_game
+from gamecore import DEFAULT_GAME, Game
 
 from . import games as G
+from .config import ValueFitConfig, ValueFitError, rules
 from .fit import (
     calibration,
     fit_critic,
@@ -28,18 +30,16 @@ from .fit import (
 _WORKER: dict[str, Any] = {}
 
 
-class ValueFitError(RuntimeError):
-    """Settings, inputs or an output path that a value fit cannot use."""
-
-
-def rules(game: object) -> Game:
-    """The game called `game`; a `ValueFitError` naming the installed games otherwise."""
-    try:
-        if isinstance(game, str):
-            return load_game(game)
-    except GameNotFound:
-        pass
-    raise ValueFitError(f"game={game!r} is not allowed; choose one of {', '.join(game_names())}")
+__all__ = [
+    "ValueFitConfig",
+    "ValueFitError",
+    "check_policy",
+    "game_list",
+    "record",
+    "rules",
+    "run_value_fit",
+    "value_fit",
+]
 
 
 def game_list(counts: list[int], games: int, seed: int) -> list[tuple[int, int]]:
@@ -225,3 +225,38 @@ def value_fit(
     step = int(meta.get("step", 0) or 0)  # the actor's training, which the fit leaves as it is
     save_checkpoint(net, opt, out, tcfg, step, {"trainer": "value_fit", "value_fit": report})
     return report
+
+
+def run_value_fit(
+    cfg: ValueFitConfig, notify: Callable[[str], None] | None = None
+) -> dict[str, Any]:
+    """A value fit with the settings `cfg`: its policy checked, the rows read from the saved
+    games or played (and saved when asked), the critic fitted and the checkpoint written;
+    returns the report (`value_fit`). `notify` hears the progress."""
+    check_policy(cfg.policy, cfg.game)
+    data, sources = _rows(cfg, notify)
+    settings = cfg.fit_settings()
+    return value_fit(cfg.policy, cfg.out, data, settings, sources, notify, game=cfg.game)
+
+
+def _rows(
+    cfg: ValueFitConfig, notify: Callable[[str], None] | None
+) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """The rows to learn from, and where they came from: the saved games `cfg.games_from`, or
+    new self-play games of `cfg.policy`."""
+    game = cfg.rules
+    if cfg.games_from:
+        data, saved = G.load(cfg.saved(), game)
+        return data, {"from": saved}
+    play, counts = cfg.playing(game)
+    items = game_list(counts, play["games"], cfg.seed)
+    tell = notify or (lambda _: None)
+    tell(f"playing {len(items)} games of {cfg.policy} at {play['players']} players")
+    data = record(
+        cfg.policy, items, play["sample_rate"], play["explore"], cfg.workers, notify, game.name
+    )
+    sources = {"policy": cfg.policy, **play, "players": counts, "seed": cfg.seed}
+    if cfg.save_games is not None:
+        G.save(cfg.save_games, data, sources, game)
+        tell(f"saved the games' rows to {cfg.save_games}")
+    return data, sources
