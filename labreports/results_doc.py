@@ -673,6 +673,15 @@ SECTIONS = (
         "sprinter holds on deals of another seed.",
     ),
     (
+        "The search over `scratch_v1`",
+        "mcts_scratchv1",
+        "`mcts` at 64 simulations over `scratch_v1` (its own network and critic, no bot "
+        "anywhere: the from-scratch recipe's search), alone against n-1 racers at 2 and 4 "
+        "players on the same test deals as the network alone (\"From scratch: strength after a "
+        "CPU budget\"); its paired differences over those deals are under \"Paired "
+        "comparisons\". The budget was chosen on validation deals (docs/EXPERIMENTS.md).",
+    ),
+    (
         "The sprinter against the racer",
         "sprinter_racer",
         "The sprinter (the racer retuned for 2-3 players, the same bot at 4-5) alone against n-1 "
