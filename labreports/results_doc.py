@@ -717,7 +717,19 @@ SECTIONS = (
     ("Money!: the bots at 4 players", "ladder_money_4p", "The same at 4 players (chance 25%)."),
     ("Money!: the bots at 5 players", "ladder_money_5p", "The same at 5 players (chance 20%)."),
     (
-        "Money!: the from-scratch policy against each bot",
+        "Money!: the shipped policy `money_v2` against each bot",
+        "money_v2",
+        "`ppo:money_v2` (`policies/money_v2.npz`, docs/MODELS.md), Money!'s policy: `money_v1`'s "
+        "run continued in two more stages from its weights, all-seat self-play with no prior bot "
+        "and no imitation (`training/configs/money_c.toml`: 5-player games weighted triple and "
+        "the shaping potential of `money_env/shaping.py`; then `training/configs/money_d.toml`: "
+        "85% of the games at bot tables), chosen among three of the last stage's checkpoints on "
+        "validation deals (docs/EXPERIMENTS.md). Alone against n-1 copies of each Money! bot "
+        "(one direction: the reverse columns stay empty). A first place shared by k seats counts "
+        "1/k of a win.",
+    ),
+    (
+        "Money!: the first policy, `money_v1`, against each bot",
         "money_v1",
         "`ppo:money_v1` (`policies/money_v1.npz`, docs/MODELS.md): all-seat self-play from fresh "
         "weights (`training/configs/money.toml`; no prior bot, no imitation), alone against n-1 "

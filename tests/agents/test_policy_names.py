@@ -54,7 +54,7 @@ def test_the_checkouts_earlier_policies_play_by_name(tmp_path: Path, monkeypatch
 def test_an_unknown_name_lists_the_known_ones(tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     with pytest.raises(PlayerSpecError, match="unknown policy name 'ref_v99'; known names: "
-                       "reference, money_v1, ref_d1, ref_v1") as e:  # fmt: skip
+                       "reference, money_v1, money_v2, ref_d1, ref_v1") as e:  # fmt: skip
         make_agent("ppo:ref_v99")
     assert "policies/INDEX.md" in str(e.value)
 
@@ -131,6 +131,6 @@ def test_the_viewer_opens_a_named_policy_of_a_log(tmp_path: Path, monkeypatch):
 def test_names_by_game_follow_each_policys_sidecar():
     lastwill = policyfiles.known_names("lastwill")
     assert "reference" in lastwill and "scratch_v1" in lastwill and "money_v1" not in lastwill
-    assert policyfiles.known_names("money") == ["money_v1"]
+    assert policyfiles.known_names("money") == ["money_v1", "money_v2"]
     assert policyfiles.game_of_name("money_v1") == "money"
     assert policyfiles.game_of_name("ref_v1") == "lastwill"  # a sidecar from before the key
