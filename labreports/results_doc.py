@@ -629,7 +629,7 @@ SECTIONS = (
         "Wilson lower bound above 1/n at every count; each count is its own command and log.",
     ),
     (
-        "Best responses against the reference (and against `money_v1`)",
+        "Best responses against the reference (and against Money!'s policies)",
         "exploit_",
         "How far the reference can be beaten by a player trained against it (`lastwill "
         "exploit`, docs/EXPLOIT.md): a best response started from the reference's own weights "
@@ -639,8 +639,8 @@ SECTIONS = (
         "best panel bot alone against the same copies. The issue's targets, set for the "
         "reference distilled from the search (`ref_d1`): under 55% at 2 players and under 30% "
         "at 4, read on the upper Wilson end of the higher bound. The lines whose target is "
-        "`ppo:ref_v7` measured the reference before it the same way; the line whose target is "
-        "`ppo:money_v1` is Money!'s, at 3 players, with no target set. These bound only what "
+        "`ppo:ref_v7` measured the reference before it the same way; the lines whose target is "
+        "`ppo:money_v1` or `ppo:money_v2` are Money!'s, at 3 players, with no target set. These bound only what "
         "`lastwill exploit` trains: the search over `ref_v7` (the sections above) beats "
         "`ref_v7` by more at 2 and 4 players.",
     ),
