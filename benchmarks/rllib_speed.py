@@ -1,5 +1,5 @@
 """Training throughput: the lab's trainer (`lastwill train`, sb3) beside the RLlib backend
-(`lastwill train --backend rllib`), same PPO settings, on this machine.
+(`lastwill train --mode rllib`), same PPO settings, on this machine.
 
     python benchmarks/rllib_speed.py --steps 40960 --repeat 3 --runners 0,1 --json
 
@@ -47,6 +47,7 @@ snapshot_every = 100_000_000
 progress = false
 """
 SB3 = """
+mode = "single_seat"
 p_latest = 0.5
 p_bots_min = 0.5
 bots = ["greedy", "speculator", "planner", "combiner", "random"]
@@ -79,7 +80,7 @@ def run_once(backend: str, steps: int, runners: int, workdir: Path) -> dict[str,
         text += SB3
     else:
         text += f"\n[rllib]\nenv_runners = {runners}\n"
-        cmd += ["--backend", "rllib"]
+        cmd += ["--mode", "rllib"]
     cfg.write_text(text)
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, capture_output=True, text=True)
