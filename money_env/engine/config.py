@@ -9,12 +9,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from gamecore.plain import is_int
+from gamecore.seeds import MASK64, SEED_RANGE, check_seed  # noqa: F401 - the lab's, re-exported
 
 MIN_PLAYERS = 3
 MAX_PLAYERS = 5
 PLAYER_COUNTS: tuple[int, ...] = tuple(range(MIN_PLAYERS, MAX_PLAYERS + 1))
-MASK64 = (1 << 64) - 1
-SEED_RANGE = "0 to 2**64 - 1"
 
 
 class ConfigError(ValueError):
@@ -25,18 +24,6 @@ def check_player_count(n: Any, name: str = "num_players") -> int:
     if not is_int(n) or n not in PLAYER_COUNTS:
         raise ConfigError(f"{name}={n!r} is not allowed; Money! is for 3, 4 or 5 players")
     return int(n)
-
-
-def check_seed(seed: object) -> int:
-    """`seed` if it is a game seed: an int (not a bool) from 0 to 2**64 - 1; else ValueError
-    naming the range."""
-    if not is_int(seed):
-        raise ValueError(
-            f"seed must be an int from {SEED_RANGE}, not {type(seed).__name__} {seed!r}"
-        )
-    if not 0 <= seed <= MASK64:
-        raise ValueError(f"seed {seed} is outside the supported range {SEED_RANGE}")
-    return int(seed)
 
 
 @dataclass(frozen=True, slots=True)
