@@ -640,9 +640,9 @@ SECTIONS = (
         "reference distilled from the search (`ref_d1`): under 55% at 2 players and under 30% "
         "at 4, read on the upper Wilson end of the higher bound. The lines whose target is "
         "`ppo:ref_v7` measured the reference before it the same way; the lines whose target is "
-        "`ppo:money_v1` or `ppo:money_v2` are Money!'s, at 3 players, with no target set. These bound only what "
-        "`lastwill exploit` trains: the search over `ref_v7` (the sections above) beats "
-        "`ref_v7` by more at 2 and 4 players.",
+        "`ppo:money_v1` or `ppo:money_v2` are Money!'s, at 3 players, with no target set. "
+        "These bound only what `lastwill exploit` trains: the search over `ref_v7` (the "
+        "sections above) beats `ref_v7` by more at 2 and 4 players.",
     ),
     (
         "From scratch: strength after a CPU budget",
@@ -677,9 +677,9 @@ SECTIONS = (
         "mcts_scratchv1",
         "`mcts` at 64 simulations over `scratch_v1` (its own network and critic, no bot "
         "anywhere: the from-scratch recipe's search), alone against n-1 racers at 2 and 4 "
-        "players on the same test deals as the network alone (\"From scratch: strength after a "
-        "CPU budget\"); its paired differences over those deals are under \"Paired "
-        "comparisons\". The budget was chosen on validation deals (docs/EXPERIMENTS.md).",
+        'players on the same test deals as the network alone ("From scratch: strength after a '
+        'CPU budget"); its paired differences over those deals are under "Paired '
+        'comparisons". The budget was chosen on validation deals (docs/EXPERIMENTS.md).',
     ),
     (
         "The sprinter against the racer",
