@@ -95,6 +95,7 @@ from . import (
     outcome,
     resolve_game,
 )
+from .base import SeatSpaces
 from .wrappers import AssertOutOfBounds, OrderEnforcing
 
 __all__ = ["env", "raw_env", "game_env", "render_moves", "ILLEGAL_MODES"]
@@ -132,7 +133,7 @@ def _spaces(game: Game) -> tuple[spaces.Dict, spaces.Discrete]:
     return obs, spaces.Discrete(game.num_actions)
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(SeatSpaces, AECEnv, EzPickle):
     """A `gamecore.Game` as a PettingZoo AEC env; see the module docstring (the env card)."""
 
     metadata = {"name": "gameenv", "render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -175,21 +176,7 @@ class raw_env(AECEnv, EzPickle):
         self._zero_mask = np.zeros(rules.num_actions, dtype=np.int8)
         self._zero_mask.flags.writeable = False
 
-    # -- spaces and helpers -------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[self._agent(agent)]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[self._agent(agent)]
-
-    def _agent(self, agent: str) -> str:
-        """``agent`` if it is one of this game's agents, else a ValueError naming them."""
-        if not isinstance(agent, str) or agent not in self._seat:
-            raise ValueError(
-                f"agent {agent!r} is not in this game; its agents are {self.possible_agents}"
-            )
-        return agent
-
+    # -- helpers ------------------------------------------------------------------------------
     @property
     def game_state(self) -> Any:
         """The game's state (read it, do not change it); RuntimeError before reset()."""

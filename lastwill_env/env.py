@@ -132,8 +132,6 @@ Version history:
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import Any
 
 import numpy as np
@@ -142,6 +140,7 @@ from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 
 from gamecore.options import check_choice, check_finite, check_seed_option
+from gameenv.base import SeatSpaces, callable_module
 from gameenv.wrappers import AssertOutOfBounds, OrderEnforcing
 
 from . import ENV_NAME, ENV_VERSION
@@ -186,7 +185,7 @@ def env(**kwargs: Any) -> AECEnv:
     return e
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(SeatSpaces, AECEnv, EzPickle):
     """Last Will as a PettingZoo AEC env; see the module docstring (the env card)."""
 
     metadata = {"name": ENV_NAME, "render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -229,21 +228,6 @@ class raw_env(AECEnv, EzPickle):
         self._state: GameState | None = None
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._zero_mask.flags.writeable = False
-
-    # -- spaces -------------------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[self._agent(agent)]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[self._agent(agent)]
-
-    def _agent(self, agent: str) -> str:
-        """`agent` if it is one of this game's agents, else a ValueError naming them."""
-        if not isinstance(agent, str) or agent not in self._seat:
-            raise ValueError(
-                f"agent {agent!r} is not in this game; its agents are {self.possible_agents}"
-            )
-        return agent
 
     # -- helpers ------------------------------------------------------------------------------
     @property
@@ -372,16 +356,7 @@ def render_text(s: GameState) -> str:
     return head + "\n" + render_seat(s, seat, names)
 
 
-class _CallableModule(types.ModuleType):
-    """`lastwill_env.env` is both this module and the `env()` factory: importing the submodule
-    makes it the package attribute `lastwill_env.env`, so the module itself must be callable
-    for `from lastwill_env import env; env(num_players=3)` to work in every import order."""
-
-    def __call__(self, **kwargs: Any) -> AECEnv:
-        return env(**kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+callable_module(__name__)  # `NAME_env.env(...)` calls `env(...)` (gameenv.base)
 
 
 def _register() -> None:

@@ -89,8 +89,6 @@ once the game is over; `money_env.text`), then its legal actions said in that co
 from __future__ import annotations
 
 import operator
-import sys
-import types
 from functools import cached_property
 from typing import Any
 
@@ -102,6 +100,7 @@ from pettingzoo import AECEnv
 from gamecore.game import DECISION_FACTOR, IllegalActionError
 from gamecore.options import ConfigError, check_choice, check_finite, check_seed_option
 from gamecore.results import REWARD_MODES, terminal_rewards
+from gameenv.base import SeatSpaces, callable_module
 from gameenv.wrappers import AssertOutOfBounds, OrderEnforcing
 
 from . import ENV_NAME, ENV_VERSION
@@ -164,7 +163,7 @@ def _mask(legal: list[int]) -> np.ndarray:
     return np.frombuffer(buf, np.int8)
 
 
-class raw_env(AECEnv, EzPickle):
+class raw_env(SeatSpaces, AECEnv, EzPickle):
     """Money! as a PettingZoo AEC env; see the module docstring (the env card)."""
 
     metadata = {"name": ENV_NAME, "render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -214,21 +213,7 @@ class raw_env(AECEnv, EzPickle):
         self._zero_mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
         self._zero_mask.flags.writeable = False
 
-    # -- spaces and helpers -------------------------------------------------------------------
-    def observation_space(self, agent: str) -> spaces.Space:
-        return self.observation_spaces[self._agent(agent)]
-
-    def action_space(self, agent: str) -> spaces.Space:
-        return self.action_spaces[self._agent(agent)]
-
-    def _agent(self, agent: str) -> str:
-        """``agent`` if it is one of this game's agents, else a ValueError naming them."""
-        if not isinstance(agent, str) or agent not in self._seat:
-            raise ValueError(
-                f"agent {agent!r} is not in this game; its agents are {self.possible_agents}"
-            )
-        return agent
-
+    # -- helpers ------------------------------------------------------------------------------
     @cached_property
     def game(self) -> Any:
         """The game (`money_env.lab.MoneyGame`, through the registry), as the generic env's
@@ -393,16 +378,7 @@ def render_text(s: GameState) -> str:
     return "\n".join(lines)
 
 
-class _CallableModule(types.ModuleType):
-    """`money_env.env` is both this module and the `env()` factory: importing the submodule
-    makes it the package attribute `money_env.env`, so the module itself must be callable for
-    `import money_env; money_env.env(num_players=4)` to work in every import order."""
-
-    def __call__(self, **kwargs: Any) -> AECEnv:
-        return env(**kwargs)
-
-
-sys.modules[__name__].__class__ = _CallableModule
+callable_module(__name__)  # `NAME_env.env(...)` calls `env(...)` (gameenv.base)
 
 
 def _register() -> None:
