@@ -668,9 +668,9 @@ SECTIONS = (
     (
         "`scratch_v1` on a second set of test deals",
         "seed2027_scratchv1",
-        "The same head-to-head tables at 2 players on the test deals of seed 2027 (the one "
-        "section not on seed 2026): whether `scratch_v1`'s margin over the racer and the "
-        "sprinter holds on deals of another seed.",
+        "The same head-to-head tables at 2 players on the test deals of seed 2027 (with "
+        "`money_v2`'s, the sections not on seed 2026): whether `scratch_v1`'s margin over "
+        "the racer and the sprinter holds on deals of another seed.",
     ),
     (
         "The search over `scratch_v1`",
@@ -727,6 +727,12 @@ SECTIONS = (
         "validation deals (docs/EXPERIMENTS.md). Alone against n-1 copies of each Money! bot "
         "(one direction: the reverse columns stay empty). A first place shared by k seats counts "
         "1/k of a win.",
+    ),
+    (
+        "`money_v2` on a second set of test deals",
+        "seed2027_moneyv2",
+        "The same tables on the test deals of seed 2027: whether `money_v2`'s margins hold on "
+        "deals of another seed.",
     ),
     (
         "Money!: the first policy, `money_v1`, against each bot",
